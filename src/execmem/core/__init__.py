@@ -1,0 +1,1 @@
+"""Shared core: protocols and small utilities that every layer may use."""

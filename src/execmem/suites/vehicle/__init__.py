@@ -1,0 +1,1 @@
+"""The vehicle suite: VehicleMemBench on a simulated car."""
