@@ -11,7 +11,6 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,6 @@ def load_questions(data_dir: Path, scenarios: Any = SCENARIOS) -> list[Question]
     return [q for n in scenarios for q in _load_scenario_questions(Path(data_dir).resolve(), n)]
 
 
-@cache
 def _load_scenario_questions(data_dir: Path, scenario: int) -> tuple[Question, ...]:
     path = qa_path(data_dir, scenario)
     try:

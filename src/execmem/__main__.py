@@ -1,0 +1,3 @@
+from execmem.cli.main import app
+
+app(prog_name="execmem")
