@@ -1,0 +1,120 @@
+"""Vehicle run throughput against a scripted server in another process.
+
+Usage: python benchmarks/vehicle_run.py [--data DIR] [--latency 0.1] [--concurrency 16 64] [--repeats 3]
+
+1. With ``--latency`` seconds added to every answer: wall time of a gold run over all
+   500 episodes against the ideal, requests x latency / concurrency (target: within 1.2x).
+2. With zero latency: the harness's CPU time per episode (the server runs in its own
+   process, so only the harness is measured; the reference harness needs ~12 ms).
+3. Prompt tokens per episode for the gold condition (as reported by the server's usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from execmem.llm.config import ModelConfig
+from execmem.runs.vehicle import VehicleRun
+from execmem.runs.vehicle_config import VehicleRunConfig
+
+POLICY = "execmem.agents.vehicle.scripted:oracle"
+
+
+def start_server(latency: float, data: Path | None) -> tuple[subprocess.Popen, str]:
+    command = [sys.executable, "-m", "execmem.llm.fake_server", "--policy", POLICY, "--latency", str(latency)]
+    if data:
+        command += ["--arg", f"data={data}"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline().strip()
+    if not line.startswith("READY "):
+        process.kill()
+        raise SystemExit(f"fake server did not start: {line!r}")
+    return process, line.split(" ", 1)[1]
+
+
+def one_run(base_url: str, concurrency: int, data: Path | None) -> dict:
+    """A fresh gold run (new folder, so nothing is cached); wall and CPU seconds, requests, tokens."""
+    with tempfile.TemporaryDirectory() as folder:
+        model = ModelConfig(model="fake", base_url=base_url, max_connections=concurrency)
+        config = VehicleRunConfig(model=model, memory="gold", data_dir=data)
+        run = VehicleRun(config, Path(folder))
+        wall, cpu = time.perf_counter(), time.process_time()
+        metrics = asyncio.run(run.run())
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        requests = run.model.stats.requests
+    assert metrics["episodes"]["complete"], metrics["episodes"]
+    return {"wall_s": wall, "cpu_s": cpu, "requests": requests, "metrics": metrics}
+
+
+def latency_section(args) -> list[dict]:
+    server, base_url = start_server(args.latency, args.data)
+    try:
+        rows = []
+        for concurrency in args.concurrency:
+            runs = [one_run(base_url, concurrency, args.data) for _ in range(args.repeats)]
+            wall = statistics.median(r["wall_s"] for r in runs)
+            ideal = runs[0]["requests"] * args.latency / concurrency
+            rows.append(
+                {
+                    "concurrency": concurrency,
+                    "requests": runs[0]["requests"],
+                    "wall_s_median": round(wall, 2),
+                    "ideal_s": round(ideal, 2),
+                    "ratio_to_ideal": round(wall / ideal, 3),
+                }
+            )
+        return rows
+    finally:
+        server.terminate()
+
+
+def cpu_section(args) -> dict:
+    server, base_url = start_server(0.0, args.data)
+    try:
+        runs = [one_run(base_url, 16, args.data) for _ in range(args.repeats)]
+    finally:
+        server.terminate()
+    episodes = runs[0]["metrics"]["episodes"]["finished"]
+    per_episode = [r["cpu_s"] * 1000 / episodes for r in runs]
+    overall = runs[0]["metrics"]["overall"]
+    return {
+        "episodes": episodes,
+        "harness_cpu_ms_per_episode_median": round(statistics.median(per_episode), 2),
+        "reference_cpu_ms_per_episode": 12,
+        "target_cpu_ms_per_episode": 4,
+        "gold_prompt_tokens_per_episode": round(overall["mean_input_tokens"], 1),
+        "gold_memory_tokens_per_episode": round(overall["mean_memory_tokens"], 1),
+        "gold_esm": overall["exact_match"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    if args.data is None and not os.environ.get("EXECMEM_VEHICLE_DATA"):
+        print(
+            "note: using the fetched release (set EXECMEM_VEHICLE_DATA or --data to choose)", file=sys.stderr
+        )
+    report = {
+        "latency_s": args.latency,
+        "with_latency": latency_section(args),
+        "zero_latency": cpu_section(args),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

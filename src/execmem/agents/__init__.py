@@ -1,0 +1,1 @@
+"""Agent loops: a model, an environment, optional memory tools."""

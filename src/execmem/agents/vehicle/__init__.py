@@ -1,0 +1,1 @@
+"""The vehicle agent and the memory conditions it runs under."""

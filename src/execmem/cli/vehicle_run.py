@@ -1,0 +1,141 @@
+"""``execmem vehicle run`` and ``execmem vehicle compare``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from execmem.cli.common import DataOption, fail, print_summary
+from execmem.cli.vehicle import app
+from execmem.llm.config import ModelConfig
+from execmem.runs.compare import CompareError, compare_rows, load_run
+from execmem.runs.store import RunFolderError
+from execmem.runs.vehicle import VehicleRun
+from execmem.runs.vehicle_conditions import UnknownCondition
+from execmem.runs.vehicle_config import VehicleRunConfig
+from execmem.suites.vehicle.dataset import DatasetError
+from execmem.suites.vehicle.release import DataNotFound
+
+_console = Console(stderr=True)
+
+
+def parse_scenarios(text: str) -> list[int]:
+    """``1-50``, ``3``, ``1,4,10-12`` -> sorted scenario numbers within 1..50."""
+    chosen: set[int] = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not match:
+            raise typer.BadParameter(f"{part!r} is not a number or a range like 1-50")
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if not 1 <= low <= high <= 50:
+            raise typer.BadParameter(f"{part!r} is outside scenarios 1-50")
+        chosen.update(range(low, high + 1))
+    return sorted(chosen)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+@app.command()
+def run(
+    model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
+    memory: Annotated[str, typer.Option(help="none, gold, full-history, summary, key-value.")] = "none",
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    scenarios: Annotated[str, typer.Option(help="Scenarios, e.g. 1-50 or 1,3,7-9.")] = "1-50",
+    out: Annotated[Path | None, typer.Option(help="Run folder (default runs/vehicle-MEMORY-MODEL).")] = None,
+    max_connections: Annotated[int, typer.Option(help="Concurrent requests to the endpoint.")] = 16,
+    max_steps: Annotated[int, typer.Option(help="Model calls per episode.")] = 10,
+    context_tokens: Annotated[int, typer.Option(help="Prompt budget for full-history memory.")] = 100_000,
+    max_retries: Annotated[int, typer.Option(help="Retries of a failing request.")] = 6,
+    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 120.0,
+    temperature: Annotated[float, typer.Option()] = 0.0,
+    cache_dir: Annotated[Path | None, typer.Option(help="Share response and memory caches here.")] = None,
+    data: DataOption = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Run the benchmark against an endpoint; re-running the same command resumes."""
+    model_config = ModelConfig(
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        max_connections=max_connections,
+        max_retries=max_retries,
+        timeout_s=timeout,
+        temperature=temperature,
+    )
+    config = VehicleRunConfig(
+        model=model_config,
+        memory=memory,
+        scenarios=parse_scenarios(scenarios),
+        max_steps=max_steps,
+        context_tokens=context_tokens,
+        data_dir=data,
+        cache_dir=cache_dir,
+    )
+    folder = out or Path("runs") / f"vehicle-{_slug(memory)}-{_slug(model)}"
+    try:
+        vehicle_run = VehicleRun(config, folder)
+    except (RunFolderError, UnknownCondition, DataNotFound, DatasetError) as exc:
+        fail(str(exc))
+    metrics = _run_with_progress(vehicle_run, quiet)
+    episodes = metrics["episodes"]
+    print_summary(metrics, title=f"{folder}: {episodes['finished']}/{episodes['expected']} episodes")
+    if episodes["infra_errors"]:
+        _console.print(f"{episodes['infra_errors']} episodes hit infrastructure errors; re-run to retry them")
+
+
+def _run_with_progress(vehicle_run: VehicleRun, quiet: bool) -> dict:
+    pending = len(vehicle_run.pending())
+    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=_console, disable=quiet) as progress:
+        task = progress.add_task("episodes", total=pending)
+        return asyncio.run(vehicle_run.run(lambda _record: progress.advance(task)))
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
+    gold: Annotated[
+        Path | None, typer.Option(help="The gold run for MemoryScore (default: a gold run given).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON lines.")] = False,
+) -> None:
+    """A table of runs: ESM, F1s, MemoryScore (ESM / gold ESM, same model), MemToken."""
+    try:
+        summaries = [load_run(folder) for folder in runs]
+        rows = compare_rows(summaries, load_run(gold) if gold else None)
+    except CompareError as exc:
+        fail(str(exc))
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row))
+        return
+    table = Table()
+    for column in ("run", "memory", "model", "n", "ESM", "value F1", "tool F1", "MemoryScore", "MemToken"):
+        table.add_column(column)
+    for r in rows:
+        score = "-" if r["memory_score"] is None else f"{r['memory_score']:.3f}"
+        table.add_row(
+            r["run"],
+            r["memory"],
+            r["model"],
+            str(r["n"]),
+            f"{r['esm']:.3f}",
+            f"{r['value_f1']:.3f}",
+            f"{r['tool_f1']:.3f}",
+            score,
+            f"{r['memtoken']:.0f}",
+        )
+    Console().print(table)

@@ -1,0 +1,1 @@
+"""Talking to language models: OpenAI-compatible clients and an offline fake server."""

@@ -1,0 +1,494 @@
+"""A scripted fake OpenAI-compatible HTTP server, so agent -> real HTTP -> openai SDK runs offline.
+
+The server is a real stdlib HTTP/1.1 server on the loopback address. A *policy* decides every answer:
+it gets the parsed request body and returns a :class:`Reply` (a chat completion) or a :class:`Fault`
+(an HTTP error, a hang, a dropped connection or a malformed body). Generic policies live here
+(:func:`scripted`, :func:`echo`, :func:`with_latency`, :func:`with_faults`); suites build their own.
+
+Run it in a separate process with
+``python -m execmem.llm.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``;
+it prints ``READY <base_url>`` once it listens and serves until SIGTERM or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import json
+import logging
+import math
+import signal
+import socket
+import socketserver
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ToolCallSpec:
+    """One tool call in a reply. A dict ``arguments`` is JSON-dumped; a str is sent verbatim."""
+
+    name: str
+    arguments: str | dict = field(default_factory=dict)
+
+
+@dataclass
+class Reply:
+    """A successful chat completion; ``usage`` is ``(prompt, completion)`` tokens, else estimated."""
+
+    content: str | None = None
+    tool_calls: list[ToolCallSpec] = field(default_factory=list)
+    delay_s: float = 0.0
+    usage: tuple[int, int] | None = None
+
+
+@dataclass
+class Fault:
+    """A failed answer: an HTTP error with an OpenAI-style error body, sent after ``delay_s``.
+
+    ``drop_connection`` closes the socket without any response; ``malformed_body`` answers 200 with a
+    body that is not valid JSON. ``body`` replaces the generated error JSON verbatim.
+    """
+
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str | None = None
+    delay_s: float = 0.0
+    drop_connection: bool = False
+    malformed_body: bool = False
+
+
+Policy = Callable[[dict], Reply | Fault]
+
+_ERROR_KINDS = {400: ("invalid_request_error", None), 404: ("invalid_request_error", "not_found")}
+_ERROR_KINDS |= {429: ("requests", "rate_limit_exceeded"), 504: ("timeout", "timeout")}
+MALFORMED_BODY = '{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"mess'
+
+
+def error_body(status: int, message: str) -> str:
+    """The JSON error document the OpenAI API sends with an HTTP error status."""
+    kind, code = _ERROR_KINDS.get(
+        status, ("server_error" if status >= 500 else "invalid_request_error", None)
+    )
+    return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": code}})
+
+
+def estimate_tokens(value: Any) -> int:
+    """Rough token count of a JSON value: ceil(characters / 4) of its JSON text."""
+    return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
+
+
+class ScriptExhausted(RuntimeError):
+    """A :func:`scripted` policy without ``repeat_last`` got more requests than it has replies."""
+
+
+def scripted(replies: Sequence[Reply | Fault], *, repeat_last: bool = True) -> Policy:
+    """Return ``replies`` in order; afterwards repeat the last one, or raise :class:`ScriptExhausted`.
+
+    Repeating is the default so a client's extra call (a retry, a final summary) is harmless; pass
+    ``repeat_last=False`` to make every extra request fail loudly (a 500 naming the script length).
+    """
+    if not replies:
+        raise ValueError("scripted() needs at least one reply")
+    items = list(replies)
+    lock = threading.Lock()
+    position = 0
+
+    def policy(body: dict) -> Reply | Fault:
+        nonlocal position
+        with lock:
+            index, position = position, position + 1
+        if index < len(items):
+            return items[index]
+        if repeat_last:
+            return items[-1]
+        raise ScriptExhausted(
+            f"scripted policy has {len(items)} replies; request {index + 1} is one too many"
+        )
+
+    return policy
+
+
+def echo() -> Policy:
+    """Reply with the text of the last user message, never calling tools."""
+
+    def policy(body: dict) -> Reply:
+        users = [m for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
+        return Reply(content=_text_of(users[-1].get("content")) if users else "")
+
+    return policy
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def with_latency(policy: Policy, seconds: float) -> Policy:
+    """Add ``seconds`` of delay to every answer of ``policy`` (replies and faults alike)."""
+
+    def delayed(body: dict) -> Reply | Fault:
+        answer = policy(body)
+        return dataclasses.replace(answer, delay_s=answer.delay_s + seconds)
+
+    return delayed
+
+
+FAULT_KINDS = ("429", "500", "timeout", "drop", "malformed")
+
+
+class FaultInjector:
+    """Wraps a policy and deterministically answers a share ``rate`` of requests with a fault.
+
+    Whether attempt ``a`` of a request body faults depends only on ``(seed, body, a)``: a fixed seed
+    gives the same faults in every run. Only attempts ``a < faulty_attempts`` may fault, so a client
+    that retries an identical request succeeds by attempt ``faulty_attempts + 1`` at the latest.
+    Faulted requests never reach the wrapped policy, so a scripted policy does not advance on them.
+    ``injected`` counts the faults sent, by kind.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        rate: float,
+        seed: int,
+        kinds: Sequence[str] = FAULT_KINDS,
+        timeout_s: float = 5.0,
+        retry_after_s: float = 0.05,
+        faulty_attempts: int = 1,
+    ) -> None:
+        unknown = sorted(set(kinds) - set(FAULT_KINDS))
+        if unknown or not kinds:
+            raise ValueError(f"unknown fault kinds {unknown}; choose from {', '.join(FAULT_KINDS)}")
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"fault rate must be within [0, 1], got {rate}")
+        self.policy, self.rate, self.seed, self.kinds = policy, rate, seed, tuple(kinds)
+        self.timeout_s, self.retry_after_s, self.faulty_attempts = timeout_s, retry_after_s, faulty_attempts
+        self.injected: Counter[str] = Counter()
+        self._attempts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Reply | Fault:
+        key = json.dumps(body, sort_keys=True, ensure_ascii=False)
+        with self._lock:
+            attempt = self._attempts[key]
+            self._attempts[key] += 1
+        digest = hashlib.sha256(f"{self.seed}\0{attempt}\0{key}".encode()).digest()
+        if attempt >= self.faulty_attempts or int.from_bytes(digest[:8]) / 2**64 >= self.rate:
+            return self.policy(body)
+        kind = self.kinds[int.from_bytes(digest[8:12]) % len(self.kinds)]
+        with self._lock:
+            self.injected[kind] += 1
+        return self.fault(kind)
+
+    def fault(self, kind: str) -> Fault:
+        """The fault sent for one kind."""
+        if kind == "429":
+            return Fault(429, headers={"retry-after": str(self.retry_after_s)})
+        if kind == "timeout":
+            return Fault(504, delay_s=self.timeout_s)
+        return Fault(drop_connection=kind == "drop", malformed_body=kind == "malformed")
+
+
+def with_faults(
+    policy: Policy,
+    rate: float,
+    seed: int,
+    kinds: Sequence[str] = FAULT_KINDS,
+    timeout_s: float = 5.0,
+    retry_after_s: float = 0.05,
+    faulty_attempts: int = 1,
+) -> FaultInjector:
+    """Inject faults into ``rate`` of requests; see :class:`FaultInjector`.
+
+    ``timeout_s`` must exceed the client's timeout for a "timeout" fault to time the client out.
+    """
+    return FaultInjector(policy, rate, seed, kinds, timeout_s, retry_after_s, faulty_attempts)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256  # a wave of 64+ simultaneous connects must not overflow the backlog
+
+    def __init__(self, address: tuple[str, int], owner: FakeServer) -> None:
+        self.owner = owner
+        super().__init__(address, _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind does a reverse DNS lookup (getfqdn), which can stall offline.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, open_=True)
+
+    def handle(self) -> None:
+        with contextlib.suppress(OSError):  # a client that resets its keep-alive connection
+            super().handle()
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):
+            super().finish()
+        self.server.owner._track(self.connection, open_=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(200, json.dumps(self.server.owner.models()))
+        else:
+            self._send(404, error_body(404, f"no route GET {self.path}"))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, error_body(404, f"no route POST {self.path}"))
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            self._send(400, error_body(400, f"request body is not JSON: {exc}"))
+            return
+        delay_s, answer = self.server.owner.respond(body)
+        if delay_s > 0:
+            self.server.owner._stopping.wait(delay_s)
+        if isinstance(answer, Fault):
+            self._send_fault(answer)
+        else:
+            self._send(200, answer)
+
+    def _send_fault(self, fault: Fault) -> None:
+        if fault.drop_connection:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+        elif fault.malformed_body:
+            self._send(200, MALFORMED_BODY)
+        else:
+            text = fault.body if fault.body is not None else error_body(fault.status, f"fake {fault.status}")
+            self._send(fault.status, text, fault.headers)
+
+    def _send(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
+        data = text.encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client left (it timed out) or the server is stopping
+            self.close_connection = True
+
+
+class FakeServer:
+    """A real HTTP server on ``host`` answering chat completions through ``policy``.
+
+    ``requests`` holds every chat request body in arrival order; ``errors`` the tracebacks of policy
+    exceptions (each also answered as a 500 carrying the exception text). The response ``model`` is
+    the requested one, else ``model``, which is also the single entry of ``GET /v1/models``.
+    """
+
+    def __init__(self, policy: Policy, host: str = "127.0.0.1", port: int = 0, model: str = "fake-model"):
+        self.policy, self.host, self.port, self.model = policy, host, port, model
+        self.requests: list[dict] = []
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("FakeServer is not started")
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> FakeServer:
+        if self._httpd is not None:
+            raise RuntimeError("FakeServer is already started")
+        self._stopping.clear()
+        self._httpd = _HTTPServer((self.host, self.port), self)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening, wake delayed answers and close open keep-alive connections."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._stopping.set()
+        httpd.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def respond(self, body: Any) -> tuple[float, Fault | str]:
+        """Record ``body`` and ask the policy: the delay, then a fault or the completion's JSON text.
+
+        Bad requests become 400 faults; a policy that raises or returns something unusable (or a
+        reply that cannot be rendered) becomes a 500 naming the problem, also kept in ``errors``.
+        """
+        with self._lock:
+            self.requests.append(body)
+        if not isinstance(body, dict):
+            return 0.0, Fault(400, body=error_body(400, "request body must be a JSON object"))
+        if body.get("stream"):
+            return 0.0, Fault(400, body=error_body(400, "the fake server does not support stream=true"))
+        try:
+            answer = self.policy(body)
+            if isinstance(answer, Fault):
+                return answer.delay_s, answer
+            if not isinstance(answer, Reply):
+                raise TypeError(f"policy returned {type(answer).__name__}, not Reply or Fault")
+            return answer.delay_s, json.dumps(self.completion(body, answer))
+        except Exception as exc:
+            with self._lock:
+                self.errors.append(traceback.format_exc())
+            log.exception("fake server policy failed")
+            return 0.0, Fault(500, body=error_body(500, f"policy failed: {type(exc).__name__}: {exc}"))
+
+    def completion(self, body: dict, reply: Reply) -> dict:
+        """The chat.completion document for ``reply``.
+
+        Its ids are hashes of the request, not counters: a client echoes tool-call ids back in later
+        messages, so ids that depended on arrival order would change prompts (and token counts)
+        between otherwise identical runs.
+        """
+        digest = _digest(json.dumps(body, sort_keys=True, ensure_ascii=False))
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                _tool_call(f"call_{_digest(f'{digest}:{i}')}", c) for i, c in enumerate(reply.tool_calls)
+            ]
+        prompt = {"messages": body.get("messages", []), "tools": body.get("tools", [])}
+        prompt_tokens, completion_tokens = reply.usage or (estimate_tokens(prompt), estimate_tokens(message))
+        return {
+            "id": f"chatcmpl-{digest}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    def models(self) -> dict:
+        """The ``GET /v1/models`` document."""
+        entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "execmem"}
+        return {"object": "list", "data": [entry]}
+
+    def _track(self, conn: socket.socket, open_: bool) -> None:
+        with self._lock:
+            if open_:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _tool_call(call_id: str, spec: ToolCallSpec) -> dict:
+    arguments = spec.arguments if isinstance(spec.arguments, str) else json.dumps(spec.arguments)
+    return {"id": call_id, "type": "function", "function": {"name": spec.name, "arguments": arguments}}
+
+
+def load_policy(spec: str, kwargs: dict[str, str]) -> Policy:
+    """Import ``MODULE:FACTORY`` and call it with ``kwargs`` (all strings) to get a policy."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"--policy must look like MODULE:FACTORY, got {spec!r}")
+    factory = getattr(importlib.import_module(module_name), attr)
+    return factory(**kwargs)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m execmem.llm.fake_server", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--policy", default="execmem.llm.fake_server:echo", help="MODULE:FACTORY returning a policy"
+    )
+    parser.add_argument("--arg", action="append", default=[], metavar="K=V", help="factory keyword argument")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    parser.add_argument("--model", default="fake-model")
+    args = parser.parse_args(argv)
+    bad = [item for item in args.arg if "=" not in item]
+    if bad:
+        parser.error(f"--arg needs K=V, got {bad}")
+    args.kwargs = dict(item.split("=", 1) for item in args.arg)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until SIGTERM or Ctrl-C, after printing ``READY <base_url>``."""
+    args = _parse_args(argv)
+    policy = load_policy(args.policy, args.kwargs)
+    if args.latency:
+        policy = with_latency(policy, args.latency)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    with FakeServer(policy, args.host, args.port, args.model) as server:
+        print(f"READY {server.base_url}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    # Run the importable module's main, so policies built by --policy factories use the same
+    # Reply/Fault classes as the server (under -m this file is also loaded as __main__).
+    from execmem.llm.fake_server import main as _main
+
+    raise SystemExit(_main())

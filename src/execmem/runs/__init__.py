@@ -1,0 +1,1 @@
+"""Runs: self-describing run folders, resume, and the executors that fill them."""

@@ -1,0 +1,248 @@
+"""The fake OpenAI server, exercised through the real openai SDK over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import openai
+import pytest
+
+from execmem.llm.fake_server import (
+    FakeServer,
+    Fault,
+    Policy,
+    Reply,
+    ScriptExhausted,
+    ToolCallSpec,
+    echo,
+    scripted,
+    with_faults,
+    with_latency,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+HELLO = [{"role": "user", "content": "hello"}]
+
+
+def constant(text: str) -> Policy:
+    """A factory for the subprocess test: always reply ``text``."""
+    return scripted([Reply(content=text)])
+
+
+def client(server: FakeServer, **options) -> openai.OpenAI:
+    options = {"max_retries": 0, **options}
+    return openai.OpenAI(base_url=server.base_url, api_key="test", **options)
+
+
+def ask(server: FakeServer, **options):
+    with client(server, **options) as sdk:
+        return sdk.chat.completions.create(model="m", messages=HELLO)
+
+
+def test_content_reply_and_estimated_usage():
+    with FakeServer(scripted([Reply(content="hi there")])) as server:
+        completion = ask(server)
+    assert completion.object == "chat.completion"
+    assert completion.model == "m"
+    choice = completion.choices[0]
+    assert (choice.message.role, choice.message.content, choice.finish_reason) == (
+        "assistant",
+        "hi there",
+        "stop",
+    )
+    assert choice.message.tool_calls is None
+    prompt_chars = len(json.dumps({"messages": HELLO, "tools": []}))
+    assert completion.usage.prompt_tokens == math.ceil(prompt_chars / 4)
+    assert (
+        completion.usage.total_tokens == completion.usage.prompt_tokens + completion.usage.completion_tokens
+    )
+
+
+def test_tool_call_reply_and_explicit_usage():
+    reply = Reply(tool_calls=[ToolCallSpec("set_fan", {"level": 3})], usage=(10, 5))
+    with FakeServer(scripted([reply])) as server:
+        completion = ask(server)
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content is None
+    call = choice.message.tool_calls[0]
+    assert (call.type, call.function.name, json.loads(call.function.arguments)) == (
+        "function",
+        "set_fan",
+        {"level": 3},
+    )
+    assert call.id
+    assert (completion.usage.prompt_tokens, completion.usage.total_tokens) == (10, 15)
+
+
+def test_ids_depend_on_the_request_not_on_arrival_order():
+    reply = Reply(tool_calls=[ToolCallSpec("f", {}), ToolCallSpec("g", {})])
+    with FakeServer(scripted([reply])) as first, FakeServer(scripted([reply])) as second:
+        ask(first)  # shifts any arrival counter on the first server
+        a, b = ask(first), ask(second)
+    assert a.id == b.id
+    assert [c.id for c in a.choices[0].message.tool_calls] == [c.id for c in b.choices[0].message.tool_calls]
+    assert len({c.id for c in a.choices[0].message.tool_calls}) == 2
+
+
+def test_malformed_arguments_are_delivered_verbatim():
+    with FakeServer(scripted([Reply(tool_calls=[ToolCallSpec("f", "{'level': 3,")])])) as server:
+        completion = ask(server)
+    assert completion.choices[0].message.tool_calls[0].function.arguments == "{'level': 3,"
+
+
+def test_requests_records_bodies_in_order():
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    with FakeServer(echo()) as server, client(server) as sdk:
+        first = sdk.chat.completions.create(model="m", messages=HELLO, tools=tools)
+        second = sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "again"}])
+    assert (first.choices[0].message.content, second.choices[0].message.content) == ("hello", "again")
+    assert [body["messages"][-1]["content"] for body in server.requests] == ["hello", "again"]
+    assert server.requests[0]["tools"] == tools
+
+
+def test_models_endpoint():
+    with FakeServer(echo(), model="tiny") as server, client(server) as sdk:
+        assert [model.id for model in sdk.models.list().data] == ["tiny"]
+
+
+def test_rate_limit_carries_retry_after():
+    rate_limited = scripted([Fault(429, headers={"retry-after": "0.05"})])
+    with FakeServer(rate_limited) as server, pytest.raises(openai.RateLimitError) as caught:
+        ask(server)
+    assert caught.value.response.headers["retry-after"] == "0.05"
+    assert caught.value.code == "rate_limit_exceeded"
+
+
+def test_server_error():
+    with FakeServer(scripted([Fault(500)])) as server, pytest.raises(openai.InternalServerError):
+        ask(server)
+
+
+def test_delay_beyond_client_timeout_times_out():
+    with FakeServer(scripted([Reply(content="late", delay_s=1.0)])) as server:
+        started = time.monotonic()
+        with pytest.raises(openai.APITimeoutError):
+            ask(server, timeout=0.2)
+    assert time.monotonic() - started < 0.9  # stop() wakes the sleeping handler instead of waiting
+
+
+def test_dropped_connection():
+    with (
+        FakeServer(scripted([Fault(drop_connection=True)])) as server,
+        pytest.raises(openai.APIConnectionError),
+    ):
+        ask(server)
+
+
+def test_malformed_body_raises_json_decode_error():
+    # The SDK does not wrap this one: a 200 with a non-JSON body escapes as json.JSONDecodeError.
+    with FakeServer(scripted([Fault(malformed_body=True)])) as server, pytest.raises(json.JSONDecodeError):
+        ask(server)
+
+
+def test_stream_requests_are_rejected():
+    with FakeServer(echo()) as server, client(server) as sdk, pytest.raises(openai.BadRequestError):
+        sdk.chat.completions.create(model="m", messages=HELLO, stream=True)
+    assert server.requests[0]["stream"] is True
+
+
+def test_policy_exception_becomes_500_and_is_logged():
+    def broken(body: dict) -> Reply:
+        raise RuntimeError("policy exploded")
+
+    with FakeServer(broken) as server, pytest.raises(openai.InternalServerError) as caught:
+        ask(server)
+    assert "policy exploded" in str(caught.value)
+    assert len(server.errors) == 1 and "RuntimeError: policy exploded" in server.errors[0]
+
+
+def test_scripted_runs_in_order_then_repeats_or_raises():
+    replies = [Reply(content="a"), Reply(content="b")]
+    repeating, strict = scripted(replies), scripted(replies, repeat_last=False)
+    assert [repeating({}).content for _ in range(4)] == ["a", "b", "b", "b"]
+    assert [strict({}).content for _ in range(2)] == ["a", "b"]
+    with pytest.raises(ScriptExhausted):
+        strict({})
+
+
+def test_concurrent_requests_overlap():
+    async def wave(server: FakeServer) -> list[str]:
+        async with openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0) as sdk:
+            calls = [
+                sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": str(i)}])
+                for i in range(64)
+            ]
+            return [c.choices[0].message.content for c in await asyncio.gather(*calls)]
+
+    with FakeServer(with_latency(echo(), 0.1)) as server:
+        started = time.monotonic()
+        contents = asyncio.run(wave(server))
+        elapsed = time.monotonic() - started
+    assert contents == [str(i) for i in range(64)]
+    assert len(server.requests) == 64
+    assert elapsed < 1.5
+
+
+def _fault_pattern(seed: int) -> list[bool]:
+    injector = with_faults(echo(), rate=0.3, seed=seed)
+    return [
+        isinstance(injector({"messages": [{"role": "user", "content": str(i)}]}), Fault) for i in range(400)
+    ]
+
+
+def test_with_faults_is_deterministic_and_respects_rate():
+    pattern = _fault_pattern(seed=7)
+    assert pattern == _fault_pattern(seed=7)
+    assert pattern != _fault_pattern(seed=8)
+    assert 80 < sum(pattern) < 160
+
+
+def test_with_faults_lets_the_retry_succeed():
+    injector = with_faults(echo(), rate=1.0, seed=1, faulty_attempts=2)
+    body = {"messages": HELLO}
+    assert isinstance(injector(body), Fault) and isinstance(injector(body), Fault)
+    assert injector(body) == Reply(content="hello")
+    assert sum(injector.injected.values()) == 2
+    with pytest.raises(ValueError, match="unknown fault kinds"):
+        with_faults(echo(), rate=0.5, seed=1, kinds=("503",))
+
+
+def test_with_faults_retried_over_http():
+    injector = with_faults(echo(), rate=1.0, seed=3, kinds=("429",), retry_after_s=0.01)
+    with FakeServer(injector) as server:
+        with pytest.raises(openai.RateLimitError):
+            ask(server)
+        assert ask(server).choices[0].message.content == "hello"  # a manual retry of the same body
+        with client(server, max_retries=1) as sdk:  # the SDK's own retry, after retry-after
+            retried = sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "new"}])
+    assert retried.choices[0].message.content == "new"
+    assert injector.injected == {"429": 2}
+    assert len(server.requests) == 4
+
+
+def test_subprocess_entry_point_prints_ready_and_serves():
+    command = [sys.executable, "-m", "execmem.llm.fake_server", "--policy", f"{__name__}:constant"]
+    command += ["--arg", "text=from subprocess", "--latency", "0.01"]
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(10, process.kill)
+    watchdog.start()
+    try:
+        ready = process.stdout.readline().split()
+        assert ready[0] == "READY" and ready[1].startswith("http://127.0.0.1:")
+        with openai.OpenAI(base_url=ready[1], api_key="test", max_retries=0) as sdk:
+            completion = sdk.chat.completions.create(model="m", messages=HELLO)
+        assert completion.choices[0].message.content == "from subprocess"
+        process.terminate()
+        assert process.wait(timeout=5) == 0
+    finally:
+        watchdog.cancel()
+        process.kill()
+        process.stdout.close()

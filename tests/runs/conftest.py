@@ -1,0 +1,38 @@
+"""Fixtures for vehicle runs against the fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from execmem.agents.vehicle.scripted import OraclePolicy
+from execmem.llm.config import ModelConfig
+from execmem.runs.vehicle import VehicleRun
+from execmem.runs.vehicle_config import VehicleRunConfig
+from execmem.suites.vehicle.dataset import load_questions
+
+
+@pytest.fixture(scope="session")
+def questions(vehicle_data):
+    return load_questions(vehicle_data)
+
+
+@pytest.fixture
+def oracle(questions):
+    return OraclePolicy(questions)
+
+
+def run_vehicle(folder: Path, base_url: str, data: Path, **options) -> dict:
+    """Run (or resume) a vehicle run in-process and return its metrics."""
+    model_options = {"model": "fake", "base_url": base_url, "backoff_base_s": 0.01, "timeout_s": 2.0}
+    model_options |= options.pop("model_options", {})
+    config = VehicleRunConfig(model=ModelConfig(**model_options), data_dir=data, **options)
+    return asyncio.run(VehicleRun(config, folder).run())
+
+
+def scores(metrics: dict) -> dict:
+    """The parts of the metrics that must not depend on timing or faults."""
+    keep = ("overall", "by_reasoning_type", "model_errors", "end_reasons")
+    return {key: metrics[key] for key in keep}
