@@ -6,8 +6,8 @@ import json
 
 from execmem.agents.vehicle.build_cache import by_day
 from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
-from execmem.suites.vehicle.dataset import load_history
 from execmem.runs.files import read_jsonl
+from execmem.suites.vehicle.dataset import load_history
 from tests.runs.conftest import run_vehicle
 
 
@@ -56,9 +56,7 @@ def test_key_value_memory_is_searched_with_a_tool(tmp_path, oracle, vehicle_data
         metrics = run_vehicle(
             tmp_path / "kv", server.base_url, vehicle_data, memory="key-value", scenarios=[2]
         )
-        agent_requests = [
-            r for r in server.requests if "list_module_tools" in json.dumps(r.get("tools", []))
-        ]
+        agent_requests = [r for r in server.requests if "list_module_tools" in json.dumps(r.get("tools", []))]
     record = json.loads((tmp_path / "kv" / "memory" / "scenario-2.json").read_text())
     assert len(record["entries"]) == len(by_day(load_history(vehicle_data, 2)))
     tool_names = {t["function"]["name"] for t in agent_requests[0]["tools"]}

@@ -124,3 +124,45 @@ def test_api_key_is_never_written(tmp_path, oracle, vehicle_data, monkeypatch):
             assert b"sk-very-secret-value" not in data, path
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["components"]["model"]["api_key_env"] == "SECRET_KEY_VAR"
+
+
+def test_cli_run_and_compare(tmp_path, oracle, vehicle_data):
+    from typer.testing import CliRunner
+
+    from execmem.cli.main import app
+
+    runner = CliRunner()
+    with FakeServer(oracle) as server:
+        for memory in ("gold", "none"):
+            args = [
+                "vehicle",
+                "run",
+                "--model",
+                "fake",
+                "--memory",
+                memory,
+                "--base-url",
+                server.base_url,
+                "--scenarios",
+                "38",
+                "--out",
+                str(tmp_path / memory),
+                "--data",
+                str(vehicle_data),
+                "--quiet",
+            ]
+            result = runner.invoke(app, args)
+            assert result.exit_code == 0, result.output
+        again = runner.invoke(app, args)  # resume: nothing left to do, same folder
+        assert again.exit_code == 0
+        other = runner.invoke(app, [*args[:3], "other-model", *args[4:]])
+        assert other.exit_code == 2 and "holds a different run" in other.stderr
+    assert len(read_jsonl(tmp_path / "none" / "episodes.jsonl")) == 10
+    result = runner.invoke(
+        app, ["vehicle", "compare", str(tmp_path / "gold"), str(tmp_path / "none"), "--json"]
+    )
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["memory"] for r in rows] == ["gold", "none"]
+    assert rows[0]["esm"] == 0.9 and rows[1]["memory_score"] == rows[1]["esm"] / 0.9
+    missing = runner.invoke(app, ["vehicle", "compare", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "not a finished run folder" in missing.stderr
