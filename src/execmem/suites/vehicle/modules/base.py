@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from execmem.suites.vehicle.modules.checks import int_error, scan
 from execmem.suites.vehicle.tooling import ToolSpec, build_schema, is_tool, rename_code, tool_name
 
 Outcome = tuple[bool, str]
@@ -71,6 +72,32 @@ class VehicleModule:
             for k, v in self.state.items()
         }
         return {"value": wrapped, "description": self.description, "type": type(self).__name__}
+
+    def set_int(
+        self, key: str, value: Any, low: int, high: int, message: str, power: str | None = None
+    ) -> Outcome:
+        """Validate an integer and store it. ``power`` names a flag switched on *first*:
+        the benchmark keeps it on even when the value is then rejected."""
+        if power:
+            self.state[power] = True
+        error = int_error(key, value, low, high)
+        if error:
+            return fail(error)
+        self.state[key] = value
+        return ok(message)
+
+    def set_choice(
+        self, key: str, value: Any, table: dict[str, str], error: str, message: str, power: str | None = None
+    ) -> Outcome:
+        """Store the canonical form of an enum value (``{value}`` in ``message`` is that form).
+        ``power`` is switched on first, as in :meth:`set_int`."""
+        if power:
+            self.state[power] = True
+        canonical = scan(value, table)
+        if canonical is None:
+            return fail(error)
+        self.state[key] = canonical
+        return ok(message.format(value=canonical))
 
     def state_delta(self, before: dict[str, Any]) -> dict[str, Any]:
         """Fields changed since ``before``, as the benchmark reports them in ``current_state``.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error
+from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, ok
 from execmem.suites.vehicle.tooling import tool
+
+# Exact, case-sensitive matches without aliases.
+TIME_FORMATS = {"12h": "12h", "24h": "24h"}
+TIME_FORMAT_ERROR = "time_format must be '12h' or '24h'"
+LANGUAGES = {"Chinese": "Chinese", "English": "English"}
+LANGUAGE_ERROR = "language must be 'Chinese' or 'English'"
 
 
 class CenterInformationDisplay(VehicleModule):
@@ -31,12 +34,9 @@ class CenterInformationDisplay(VehicleModule):
     @tool
     def set_brightness(self, brightness: int) -> Outcome:
         """Set center display brightness (0-100)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error("brightness", brightness, 0, 100)
-        if error:
-            return fail(error)
-        self.state["brightness"] = brightness
-        return ok("Center display brightness set successfully")
+        return self.set_int(
+            "brightness", brightness, 0, 100, "Center display brightness set successfully", power="is_on"
+        )
 
     @tool
     def set_auto_brightness(self, enabled: bool) -> Outcome:
@@ -48,19 +48,23 @@ class CenterInformationDisplay(VehicleModule):
     @tool
     def set_time_format(self, time_format: str) -> Outcome:
         """Set time format ('12h' or '24h')."""
-        return self._set_choice("time_format", time_format, ("12h", "24h"), "Time format set successfully")
+        return self.set_choice(
+            "time_format",
+            time_format,
+            TIME_FORMATS,
+            TIME_FORMAT_ERROR,
+            "Time format set successfully",
+            power="is_on",
+        )
 
     @tool
     def set_language(self, language: str) -> Outcome:
         """Set display language ('Chinese' or 'English')."""
-        return self._set_choice(
-            "language", language, ("Chinese", "English"), "Display language set successfully"
+        return self.set_choice(
+            "language",
+            language,
+            LANGUAGES,
+            LANGUAGE_ERROR,
+            "Display language set successfully",
+            power="is_on",
         )
-
-    def _set_choice(self, key: str, value: Any, choices: tuple[str, str], message: str) -> Outcome:
-        """Exact, case-sensitive match; ``in`` on a tuple compares, so a list is just invalid."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        if value not in choices:
-            return fail(f"{key} must be '{choices[0]}' or '{choices[1]}'")
-        self.state[key] = value
-        return ok(message)

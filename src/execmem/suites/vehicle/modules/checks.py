@@ -61,3 +61,8 @@ def lookup(value: Any, table: dict[str, str]) -> str | None:
 def scan(value: Any, table: dict[str, str]) -> str | None:
     """Canonical enum value by comparison only (a list or dict is simply invalid)."""
     return next((canonical for key, canonical in table.items() if key == value), None)
+
+
+def stripped(value: Any) -> Any:
+    """A string without surrounding whitespace; anything else as is (a later match rejects it)."""
+    return value.strip() if isinstance(value, str) else value

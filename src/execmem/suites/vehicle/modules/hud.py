@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error
+from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, ok
 from execmem.suites.vehicle.tooling import tool
 
 
@@ -28,17 +25,11 @@ class HUD(VehicleModule):
     @tool
     def set_height_level(self, level: int) -> Outcome:
         """Set HUD height level (1-10)."""
-        return self._set_level("height_level", level, "HUD height level set successfully")
+        return self.set_int("height_level", level, 1, 10, "HUD height level set successfully", power="is_on")
 
     @tool
     def set_brightness_level(self, level: int) -> Outcome:
         """Set HUD brightness level (1-10)."""
-        return self._set_level("brightness_level", level, "HUD brightness level set successfully")
-
-    def _set_level(self, key: str, level: Any, message: str) -> Outcome:
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error(key, level, 1, 10)
-        if error:
-            return fail(error)
-        self.state[key] = level
-        return ok(message)
+        return self.set_int(
+            "brightness_level", level, 1, 10, "HUD brightness level set successfully", power="is_on"
+        )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error
 from execmem.suites.vehicle.tooling import tool
 
-COLORS = ("yellow", "green", "red", "orange", "white", "black")
+# Exact, case-sensitive matches without aliases.
+THEMES = {theme: theme for theme in ("scene", "map")}
+COLORS = {color: color for color in ("yellow", "green", "red", "orange", "white", "black")}
+BEHAVIOR_MODES = {mode: mode for mode in ("constant", "blink", "off")}
+TIME_FORMATS = {"12h": "12h", "24h": "24h"}
+LANGUAGES = {"Chinese": "Chinese", "English": "English"}
 
 
 class InstrumentPanel(VehicleModule):
@@ -40,33 +42,33 @@ class InstrumentPanel(VehicleModule):
     @tool
     def set_theme(self, theme: str) -> Outcome:
         """Set instrument panel theme ('scene' or 'map')."""
-        return self._set_choice(
-            "theme", theme, ("scene", "map"), "theme must be 'scene' or 'map'", "Instrument panel theme"
+        return self.set_choice(
+            "theme",
+            theme,
+            THEMES,
+            "theme must be 'scene' or 'map'",
+            "Instrument panel theme set successfully",
         )
 
     @tool
     def set_brightness(self, brightness: int) -> Outcome:
         """Set brightness (1-5)."""
-        error = int_error("brightness", brightness, 1, 5)
-        if error:
-            return fail(error)
-        self.state["brightness"] = brightness
-        return ok("Brightness set successfully")
+        return self.set_int("brightness", brightness, 1, 5, "Brightness set successfully")
 
     @tool
     def set_color(self, color: str) -> Outcome:
         """Set display color."""
-        return self._set_choice("color", color, COLORS, "color is invalid", "Display color")
+        return self.set_choice("color", color, COLORS, "color is invalid", "Display color set successfully")
 
     @tool
     def set_behavior_mode(self, mode: str) -> Outcome:
         """Set behavior mode ('constant', 'blink', or 'off')."""
-        return self._set_choice(
+        return self.set_choice(
             "behavior_mode",
             mode,
-            ("constant", "blink", "off"),
+            BEHAVIOR_MODES,
             "behavior_mode must be 'constant', 'blink', or 'off'",
-            "Behavior mode",
+            "Behavior mode set successfully",
         )
 
     @tool
@@ -78,24 +80,21 @@ class InstrumentPanel(VehicleModule):
     @tool
     def set_time_format(self, time_format: str) -> Outcome:
         """Set time format ('12h' or '24h')."""
-        return self._set_choice(
-            "time_format", time_format, ("12h", "24h"), "time_format must be '12h' or '24h'", "Time format"
+        return self.set_choice(
+            "time_format",
+            time_format,
+            TIME_FORMATS,
+            "time_format must be '12h' or '24h'",
+            "Time format set successfully",
         )
 
     @tool
     def set_language(self, language: str) -> Outcome:
         """Set display language ('Chinese' or 'English')."""
-        return self._set_choice(
+        return self.set_choice(
             "language",
             language,
-            ("Chinese", "English"),
+            LANGUAGES,
             "language must be 'Chinese' or 'English'",
-            "Display language",
+            "Display language set successfully",
         )
-
-    def _set_choice(self, key: str, value: Any, choices: tuple[str, ...], error: str, label: str) -> Outcome:
-        """Exact, case-sensitive match; ``in`` on a tuple compares, so a list is just invalid."""
-        if value not in choices:
-            return fail(error)
-        self.state[key] = value
-        return ok(f"{label} set successfully")

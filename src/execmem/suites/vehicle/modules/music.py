@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error, scan
 from execmem.suites.vehicle.tooling import tool
 
 PLAY_MODES = {
@@ -16,6 +15,7 @@ PLAY_MODES = {
     "顺序播放": "sequential",
     "列表循环": "list_loop",
 }
+PLAY_MODE_ERROR = "play_mode must be single_loop, shuffle, sequential, or list_loop"
 
 
 class Music(VehicleModule):
@@ -59,22 +59,14 @@ class Music(VehicleModule):
     @tool
     def set_play_mode(self, mode: str) -> Outcome:
         """Set play mode (single_loop/shuffle/sequential/list_loop)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        value = scan(mode, PLAY_MODES)
-        if value is None:
-            return fail("play_mode must be single_loop, shuffle, sequential, or list_loop")
-        self.state["play_mode"] = value
-        return ok(f"Play mode set to {value}")
+        return self.set_choice(
+            "play_mode", mode, PLAY_MODES, PLAY_MODE_ERROR, "Play mode set to {value}", power="is_on"
+        )
 
     @tool
     def set_volume(self, volume: int) -> Outcome:
         """Set volume (0-100)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error("volume", volume, 0, 100)
-        if error:
-            return fail(error)
-        self.state["volume"] = volume
-        return ok(f"Volume set to {volume}")
+        return self.set_int("volume", volume, 0, 100, f"Volume set to {volume}", power="is_on")
 
     @tool
     def set_lyrics_display(self, enabled: bool) -> Outcome:

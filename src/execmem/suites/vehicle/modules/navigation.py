@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, clone, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error, scan
+from execmem.suites.vehicle.modules.checks import scan
 from execmem.suites.vehicle.tooling import tool
 
 VOICE_MODES = {
@@ -16,7 +14,9 @@ VOICE_MODES = {
     "详细": "detailed",
     "静音": "mute",
 }
+VOICE_MODE_ERROR = "voice_mode must be simple, detailed, or mute"
 MAP_VIEWS = {view: view for view in ("2d", "3d", "heading_up", "north_up")}
+MAP_VIEW_ERROR = "map_view must be 2d, 3d, heading_up, or north_up"
 ROUTE_PREFERENCES = {
     "fastest": "fastest",
     "shortest": "shortest",
@@ -85,26 +85,26 @@ class Navigation(VehicleModule):
     @tool
     def set_voice_mode(self, mode: str) -> Outcome:
         """Set voice guidance mode (simple/detailed/mute)."""
-        return self._set_choice(
-            "voice_mode", mode, VOICE_MODES, "voice_mode must be simple, detailed, or mute", "Voice mode"
+        return self.set_choice(
+            "voice_mode", mode, VOICE_MODES, VOICE_MODE_ERROR, "Voice mode set to {value}", power="is_on"
         )
 
     @tool
     def set_volume(self, volume: int) -> Outcome:
         """Set voice volume (0-100)."""
-        return self._set_number("volume", volume, 0, 100, "Volume")
+        return self.set_int("volume", volume, 0, 100, f"Volume set to {volume}", power="is_on")
 
     @tool
     def set_map_view(self, view: str) -> Outcome:
         """Set map view (2d/3d/heading_up/north_up)."""
-        return self._set_choice(
-            "map_view", view, MAP_VIEWS, "map_view must be 2d, 3d, heading_up, or north_up", "Map view"
+        return self.set_choice(
+            "map_view", view, MAP_VIEWS, MAP_VIEW_ERROR, "Map view set to {value}", power="is_on"
         )
 
     @tool
     def set_map_zoom(self, zoom: int) -> Outcome:
         """Set map zoom (1-10)."""
-        return self._set_number("map_zoom", zoom, 1, 10, "Map zoom")
+        return self.set_int("map_zoom", zoom, 1, 10, f"Map zoom set to {zoom}", power="is_on")
 
     @tool
     def set_traffic_display(self, enabled: bool) -> Outcome:
@@ -122,19 +122,3 @@ class Navigation(VehicleModule):
 
     def _clear_destination(self) -> None:
         self.state["current_destination"] = clone(self.fields["current_destination"].default)
-
-    def _set_choice(self, key: str, value: Any, table: dict[str, str], error: str, label: str) -> Outcome:
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        choice = scan(value, table)
-        if choice is None:
-            return fail(error)
-        self.state[key] = choice
-        return ok(f"{label} set to {choice}")
-
-    def _set_number(self, key: str, value: Any, low: int, high: int, label: str) -> Outcome:
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error(key, value, low, high)
-        if error:
-            return fail(error)
-        self.state[key] = value
-        return ok(f"{label} set to {value}")

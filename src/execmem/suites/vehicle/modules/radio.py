@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error
 from execmem.suites.vehicle.tooling import tool
 
 # The built-in station table, scanned in this order (not part of the state).
@@ -31,12 +30,7 @@ class Radio(VehicleModule):
     @tool
     def set_volume(self, volume: int) -> Outcome:
         """Set radio volume (0-100)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error("volume", volume, 0, 100)
-        if error:
-            return fail(error)
-        self.state["volume"] = volume
-        return ok("Radio volume set successfully")
+        return self.set_int("volume", volume, 0, 100, "Radio volume set successfully", power="is_on")
 
     @tool
     def play_station(self, name: str | None = None, frequency: str | None = None) -> Outcome:

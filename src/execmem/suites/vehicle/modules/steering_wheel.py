@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error
+from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, ok
 from execmem.suites.vehicle.tooling import tool
 
 
@@ -31,10 +30,12 @@ class SteeringWheel(VehicleModule):
     @tool
     def set_heating_level(self, level: int) -> Outcome:
         """Set steering wheel heating level (0-10)."""
-        # Enabled before validation (survives a rejected value), and level 0 leaves it enabled.
-        self.state["heating_enabled"] = True
-        error = int_error("heating_level", level, 0, 10)
-        if error:
-            return fail(error)
-        self.state["heating_level"] = level
-        return ok("Steering wheel heating level set successfully")
+        # Level 0 leaves the heating enabled.
+        return self.set_int(
+            "heating_level",
+            level,
+            0,
+            10,
+            "Steering wheel heating level set successfully",
+            power="heating_enabled",
+        )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from execmem.suites.vehicle.modules.base import Field, Outcome, VehicleModule, fail, ok
-from execmem.suites.vehicle.modules.checks import int_error, scan
+from execmem.suites.vehicle.modules.checks import stripped
 from execmem.suites.vehicle.tooling import tool
 
-# The Chinese forms also take a capital P ("高清 720P"); the bare forms do not.
+# Stripped before the match. The Chinese forms also take a capital P ("高清 720P"); the bare forms do not.
 QUALITIES = {
     "270p": "270p",
     "480p": "480p",
@@ -21,7 +21,9 @@ QUALITIES = {
     "蓝光 1080p": "1080p",
     "蓝光 1080P": "1080p",
 }
+QUALITY_ERROR = "quality must be 270p, 480p, 720p, or 1080p"
 SCENES = {"foreground": "foreground", "background": "background", "前景": "foreground", "后景": "background"}
+SCENE_ERROR = "scene must be foreground or background"
 
 
 class Video(VehicleModule):
@@ -59,12 +61,14 @@ class Video(VehicleModule):
     @tool
     def set_quality(self, quality: str) -> Outcome:
         """Set video quality (270p/480p/720p/1080p)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        value = scan(quality.strip() if isinstance(quality, str) else quality, QUALITIES)
-        if value is None:
-            return fail("quality must be 270p, 480p, 720p, or 1080p")
-        self.state["quality"] = value
-        return ok("Video quality set successfully")
+        return self.set_choice(
+            "quality",
+            stripped(quality),
+            QUALITIES,
+            QUALITY_ERROR,
+            "Video quality set successfully",
+            power="is_on",
+        )
 
     @tool
     def set_fullscreen(self, fullscreen: bool) -> Outcome:
@@ -76,19 +80,11 @@ class Video(VehicleModule):
     @tool
     def set_scene(self, scene: str) -> Outcome:
         """Set video scene (foreground/background)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        value = scan(scene, SCENES)
-        if value is None:
-            return fail("scene must be foreground or background")
-        self.state["scene"] = value
-        return ok("Video scene set successfully")
+        return self.set_choice(
+            "scene", scene, SCENES, SCENE_ERROR, "Video scene set successfully", power="is_on"
+        )
 
     @tool
     def set_volume(self, volume: int) -> Outcome:
         """Set volume (0-100)."""
-        self.state["is_on"] = True  # powered on before validation: survives a rejected value
-        error = int_error("volume", volume, 0, 100)
-        if error:
-            return fail(error)
-        self.state["volume"] = volume
-        return ok("Video volume set successfully")
+        return self.set_int("volume", volume, 0, 100, "Video volume set successfully", power="is_on")
