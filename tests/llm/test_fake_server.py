@@ -22,6 +22,7 @@ from execmem.llm.fake_server import (
     ScriptExhausted,
     ToolCallSpec,
     echo,
+    hashed_embedding,
     scripted,
     with_faults,
     with_latency,
@@ -111,6 +112,37 @@ def test_requests_records_bodies_in_order():
 def test_models_endpoint():
     with FakeServer(echo(), model="tiny") as server, client(server) as sdk:
         assert [model.id for model in sdk.models.list().data] == ["tiny"]
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_embeddings_through_the_sdk_float_and_base64():
+    texts = ["the seat heater is on", "turn the seat heater on", "navigate to the airport"]
+    with FakeServer(echo()) as server, client(server) as sdk:
+        floats = sdk.embeddings.create(model="emb", input=texts, encoding_format="float")
+        decoded = sdk.embeddings.create(model="emb", input=texts)  # the SDK asks for base64 by default
+        single = sdk.embeddings.create(model="emb", input="hello", dimensions=16)
+    assert [d.index for d in floats.data] == [0, 1, 2]
+    assert floats.model == "emb" and floats.usage.prompt_tokens == floats.usage.total_tokens > 0
+    vectors = [d.embedding for d in floats.data]
+    assert all(len(v) == 384 and math.isclose(_cosine(v, v), 1.0, rel_tol=1e-6) for v in vectors)
+    assert _cosine(vectors[0], vectors[1]) > 0.5 > abs(_cosine(vectors[0], vectors[2]))
+    assert vectors == [hashed_embedding(t) for t in texts]
+    for got, want in zip(decoded.data, vectors, strict=True):
+        assert got.embedding == pytest.approx(want, abs=1e-6)
+    assert len(single.data[0].embedding) == 16
+    assert [body["input"] for body in server.embedding_requests] == [texts, texts, "hello"]
+    assert server.requests == []  # chat requests only
+
+
+def test_embeddings_reject_token_input_and_a_wordless_text_still_has_a_direction():
+    with FakeServer(echo(), embedding_dim=8) as server, client(server) as sdk:
+        with pytest.raises(openai.BadRequestError):
+            sdk.embeddings.create(model="emb", input=[[1, 2, 3]])
+        vector = sdk.embeddings.create(model="emb", input="?!", encoding_format="float").data[0].embedding
+    assert len(vector) == 8 and math.isclose(_cosine(vector, vector), 1.0)
 
 
 def test_rate_limit_carries_retry_after():

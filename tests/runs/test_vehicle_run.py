@@ -166,3 +166,16 @@ def test_cli_run_and_compare(tmp_path, oracle, vehicle_data):
     assert rows[0]["esm"] == 0.9 and rows[1]["memory_score"] == rows[1]["esm"] / 0.9
     missing = runner.invoke(app, ["vehicle", "compare", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "not a finished run folder" in missing.stderr
+
+
+def test_a_different_runs_folder_is_refused_untouched(tmp_path, oracle, vehicle_data):
+    import pytest
+
+    from execmem.runs.store import RunFolderError
+
+    with FakeServer(oracle) as server:
+        run_vehicle(tmp_path / "run", server.base_url, vehicle_data, memory="gold", scenarios=[1])
+        before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "run").rglob("*"))
+        with pytest.raises(RunFolderError, match="memory: run has 'gold', command gives 'bm25'"):
+            run_vehicle(tmp_path / "run", server.base_url, vehicle_data, memory="bm25", scenarios=[1])
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "run").rglob("*")) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from execmem import __version__
-from execmem.cli import data, vehicle, vehicle_run  # noqa: F401 - vehicle_run adds commands
+from execmem.cli import data, vehicle, vehicle_audit, vehicle_run  # noqa: F401 - *_run/*_audit add commands
 
 app = typer.Typer(
     name="execmem",

@@ -14,12 +14,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from execmem.cli.common import DataOption, fail, print_summary
+from execmem.cli.memory_options import (
+    MemoryOptionsOption,
+    Window,
+    WindowLinesOption,
+    parse_memory_options,
+    windowing,
+)
 from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
 from execmem.runs.compare import CompareError, compare_rows, load_run
 from execmem.runs.store import RunFolderError
 from execmem.runs.vehicle import VehicleRun
-from execmem.runs.vehicle_conditions import UnknownCondition
+from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
@@ -48,7 +55,10 @@ def _slug(text: str) -> str:
 @app.command()
 def run(
     model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
-    memory: Annotated[str, typer.Option(help="none, gold, full-history, summary, key-value.")] = "none",
+    memory: Annotated[
+        str,
+        typer.Option(help="none, gold, full-history, summary, key-value, or a memory system (bm25, ...)."),
+    ] = "none",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[
         str, typer.Option(help="Environment variable holding the API key.")
@@ -64,6 +74,12 @@ def run(
     cache_dir: Annotated[Path | None, typer.Option(help="Share response and memory caches here.")] = None,
     data: DataOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    window: Annotated[
+        Window | None, typer.Option(help="Memory systems: how history becomes units (default hour).")
+    ] = None,
+    window_lines: WindowLinesOption = 8,
+    memory_option: MemoryOptionsOption = None,
+    top_k: Annotated[int, typer.Option(min=1, help="Memory systems: default top_k of search_memory.")] = 5,
 ) -> None:
     """Run the benchmark against an endpoint; re-running the same command resumes."""
     model_config = ModelConfig(
@@ -78,6 +94,8 @@ def run(
     config = VehicleRunConfig(
         model=model_config,
         memory=memory,
+        memory_options=_memory_options(memory, window, window_lines, memory_option),
+        top_k=top_k,
         scenarios=parse_scenarios(scenarios),
         max_steps=max_steps,
         context_tokens=context_tokens,
@@ -87,13 +105,23 @@ def run(
     folder = out or Path("runs") / f"vehicle-{_slug(memory)}-{_slug(model)}"
     try:
         vehicle_run = VehicleRun(config, folder)
-    except (RunFolderError, UnknownCondition, DataNotFound, DatasetError) as exc:
+    except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
     metrics = _run_with_progress(vehicle_run, quiet)
     episodes = metrics["episodes"]
     print_summary(metrics, title=f"{folder}: {episodes['finished']}/{episodes['expected']} episodes")
     if episodes["infra_errors"]:
         _console.print(f"{episodes['infra_errors']} episodes hit infrastructure errors; re-run to retry them")
+
+
+def _memory_options(memory: str, window: Window | None, lines: int, pairs: list[str] | None) -> dict:
+    """Options for a memory system (protocol B); protocol A conditions take none."""
+    if memory in PROTOCOL_A:
+        if window is not None or pairs:
+            raise typer.BadParameter(f"--window and --memory-option apply to memory systems, not {memory!r}")
+        return {}
+    chosen = {"windowing": windowing(window, lines)} if window else {}
+    return {**chosen, **parse_memory_options(pairs)}
 
 
 def _run_with_progress(vehicle_run: VehicleRun, quiet: bool) -> dict:

@@ -8,19 +8,26 @@ it gets the parsed request body and returns a :class:`Reply` (a chat completion)
 Run it in a separate process with
 ``python -m execmem.llm.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``;
 it prints ``READY <base_url>`` once it listens and serves until SIGTERM or Ctrl-C.
+
+``POST /v1/embeddings`` answers without the policy: each input gets a deterministic hashed
+bag-of-words vector (see :func:`hashed_embedding`), so texts sharing words get similar vectors.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import hashlib
 import importlib
 import json
 import logging
+import math
+import re
 import signal
 import socket
 import socketserver
+import struct
 import threading
 import time
 import traceback
@@ -92,13 +99,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        route = self.path.rstrip("/")
+        if route not in ("/v1/chat/completions", "/v1/embeddings"):
             self._send(404, error_body(404, f"no route POST {self.path}"))
             return
         try:
             body = json.loads(raw)
         except ValueError as exc:
             self._send(400, error_body(400, f"request body is not JSON: {exc}"))
+            return
+        if route == "/v1/embeddings":
+            status, text = self.server.owner.embeddings(body)
+            self._send(status, text)
             return
         delay_s, answer = self.server.owner.respond(body)
         if delay_s > 0:
@@ -139,11 +151,22 @@ class FakeServer:
     ``requests`` holds every chat request body in arrival order; ``errors`` the tracebacks of policy
     exceptions (each also answered as a 500 carrying the exception text). The response ``model`` is
     the requested one, else ``model``, which is also the single entry of ``GET /v1/models``.
+    ``embedding_requests`` holds every embeddings request body; vectors have ``embedding_dim``
+    dimensions unless a request asks for ``dimensions``.
     """
 
-    def __init__(self, policy: Policy, host: str = "127.0.0.1", port: int = 0, model: str = "fake-model"):
+    def __init__(
+        self,
+        policy: Policy,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model: str = "fake-model",
+        embedding_dim: int = 384,
+    ):
         self.policy, self.host, self.port, self.model = policy, host, port, model
+        self.embedding_dim = embedding_dim
         self.requests: list[dict] = []
+        self.embedding_requests: list[dict] = []
         self.errors: list[str] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -251,6 +274,33 @@ class FakeServer:
             },
         }
 
+    def embeddings(self, body: Any) -> tuple[int, str]:
+        """Status and JSON text answering an embeddings request (floats, or base64 float32)."""
+        with self._lock:
+            self.embedding_requests.append(body)
+        texts = body.get("input") if isinstance(body, dict) else None
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            return 400, error_body(400, "input must be a string or a non-empty list of strings")
+        dim = body.get("dimensions") or self.embedding_dim
+        if not isinstance(dim, int) or dim < 1:
+            return 400, error_body(400, f"dimensions must be a positive integer, got {dim!r}")
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = hashed_embedding(text, dim)
+            if as_base64:
+                vector = base64.b64encode(struct.pack(f"<{dim}f", *vector)).decode()
+            data.append({"object": "embedding", "index": index, "embedding": vector})
+        tokens = estimate_tokens(texts)
+        document = {
+            "object": "list",
+            "data": data,
+            "model": body.get("model") or self.model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+        return 200, json.dumps(document)
+
     def models(self) -> dict:
         """The ``GET /v1/models`` document."""
         entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "execmem"}
@@ -262,6 +312,26 @@ class FakeServer:
                 self._connections.add(conn)
             else:
                 self._connections.discard(conn)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def hashed_embedding(text: str, dim: int = 384) -> list[float]:
+    """A unit vector: each lower-cased word adds +-1 to a bucket picked by its sha256.
+
+    Texts sharing words get similar vectors. A text without words gets a bucket of its own:
+    never the zero vector, which cosine similarity cannot use.
+    """
+    vector = [0.0] * dim
+    for word in _WORD.findall(text.lower()):
+        digest = hashlib.sha256(word.encode("utf-8")).digest()
+        vector[int.from_bytes(digest[:4], "little") % dim] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    if norm == 0:  # no words, or words that cancel out
+        vector[int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "little") % dim] = 1.0
+        return vector
+    return [x / norm for x in vector]
 
 
 def _digest(text: str) -> str:

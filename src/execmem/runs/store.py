@@ -29,6 +29,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def check_resumable(folder: Path, config: VehicleRunConfig) -> dict[str, Any] | None:
+    """The saved config of the run in ``folder`` (None if there is none yet).
+
+    Raises RunFolderError when the folder holds a run with a different identity,
+    before anything is written there.
+    """
+    path = folder / "config.json"
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    problems = identity_mismatch(saved["identity"], config.identity())
+    if problems:
+        raise RunFolderError(f"{folder} holds a different run; use another --out. " + "; ".join(problems))
+    return saved
+
+
 class RunStore:
     def __init__(self, folder: Path, config: VehicleRunConfig, components: dict[str, Any]) -> None:
         self.folder = folder
@@ -42,13 +58,8 @@ class RunStore:
     def _open_config(self, config: VehicleRunConfig, components: dict[str, Any]) -> None:
         path = self.folder / "config.json"
         identity = config.identity()
-        if path.exists():
-            saved = json.loads(path.read_text(encoding="utf-8"))
-            problems = identity_mismatch(saved["identity"], identity)
-            if problems:
-                raise RunFolderError(
-                    f"{self.folder} holds a different run; use another --out. " + "; ".join(problems)
-                )
+        saved = check_resumable(self.folder, config)
+        if saved is not None:
             saved["resumed_at"] = [*saved.get("resumed_at", []), _now()]
             saved["invocation"] = config.model_dump(mode="json")
             write_json_atomic(path, saved)

@@ -15,7 +15,7 @@ from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import InfraError
-from execmem.runs.store import RunStore
+from execmem.runs.store import RunStore, check_resumable
 from execmem.runs.vehicle_conditions import make_condition
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.runs.vehicle_metrics import compute_metrics
@@ -31,12 +31,13 @@ class VehicleRun:
 
     def __init__(self, config: VehicleRunConfig, folder: Path) -> None:
         self.config = config
+        check_resumable(folder, config)  # refuse a different run's folder before touching it
         data_dir = resolve_data_dir(config.data_dir)
         self.questions = load_questions(data_dir, config.scenarios)
         self.book = Scorebook(self.questions)
         cache_root = config.cache_dir or folder
         self.model = OpenAIChatModel(config.model, ResponseCache(cache_root / "responses.sqlite"))
-        self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds")
+        self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds", folder)
         components = {
             "model": self.model.describe() | {"api_key_env": config.model.api_key_env},
             "memory": self.condition.describe(),

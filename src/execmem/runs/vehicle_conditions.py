@@ -1,4 +1,5 @@
-"""Build the memory condition a vehicle run asks for."""
+"""Build the memory condition a vehicle run asks for: a protocol A condition, or (protocol B) any
+registered memory system, whose state lives in ``<run folder>/memory-system/memory.sqlite``."""
 
 from __future__ import annotations
 
@@ -8,21 +9,27 @@ from pathlib import Path
 from execmem.agents.vehicle.build_cache import BuildCache
 from execmem.agents.vehicle.conditions import FullHistory, GoldMemory, MemoryCondition, NoMemory
 from execmem.agents.vehicle.key_value import KeyValueCondition
+from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemCondition, open_system
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
 from execmem.agents.vehicle.summary import RecursiveSummary
 from execmem.core.protocols import Model
+from execmem.memory import MissingExtraError, available_memories
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import load_history
 
 PROTOCOL_A = ("none", "gold", "full-history", "summary", "key-value")
 
 
-class UnknownCondition(ValueError):
+class ConditionError(ValueError):
+    """The memory condition cannot be set up; the message says why."""
+
+
+class UnknownCondition(ConditionError):
     pass
 
 
 def make_condition(
-    config: VehicleRunConfig, model: Model, data_dir: Path, build_root: Path
+    config: VehicleRunConfig, model: Model, data_dir: Path, build_root: Path, run_folder: Path
 ) -> MemoryCondition:
     name = config.memory
     history = partial(load_history, data_dir)
@@ -38,4 +45,23 @@ def make_condition(
     if name == "key-value":
         cache = BuildCache(build_root, name, config.model.model, KV_PROMPT_VERSION)
         return KeyValueCondition(model, history, cache)
-    raise UnknownCondition(f"unknown memory condition {name!r}; choose one of {', '.join(PROTOCOL_A)}")
+    systems = available_memories()
+    if name in systems:
+        return system_condition(config, data_dir, run_folder)
+    raise UnknownCondition(
+        f"unknown memory condition {name!r}; choose one of {', '.join(PROTOCOL_A)} (protocol A) "
+        f"or a registered memory system: {', '.join(systems) or 'none installed'}"
+    )
+
+
+def system_condition(config: VehicleRunConfig, data_dir: Path, run_folder: Path) -> MemorySystemCondition:
+    """Protocol B: the registered system ``config.memory``, with one user space per scenario."""
+    state_dir = run_folder.resolve() / "memory-system"
+    state_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        memory = open_system(config.memory, str(state_dir / "memory.sqlite"), config.memory_options)
+    except (MissingExtraError, MemorySetupError) as exc:
+        raise ConditionError(str(exc)) from exc
+    history = partial(load_history, data_dir)
+    space = state_dir.parent.name  # the run folder's name
+    return MemorySystemCondition(config.memory, memory, history, state_dir, space, config.top_k)

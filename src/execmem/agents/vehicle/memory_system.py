@@ -1,0 +1,154 @@
+"""Protocol B: a registered memory system holds each scenario's history; the agent searches it.
+
+Every scenario gets its own user space (``<space>-<scenario>``) in the run's memory system, which
+keeps its state in one SQLite file. The history is written one clock hour per ``add()``, then the
+agent gets a ``search_memory`` tool over that space (no time cut-off: all of a scenario's history
+precedes its questions). Ingestion runs one scenario at a time, so each scenario's recorded
+seconds are its own; a scenario is ingested once per run (a marker file records it with its cost),
+so a resumed run reuses what was written, and a scenario cut off mid-ingest is written again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Mapping, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from execmem.agents.vehicle.conditions import MemoryCost
+from execmem.agents.vehicle.ingest import ingest_history
+from execmem.agents.vehicle.memory_search import SearchMemoryTool
+from execmem.core.protocols import MemorySystem, Usage
+from execmem.memory import create_memory
+from execmem.suites.vehicle.dataset import HistoryLine, Question
+
+DEFAULT_WINDOWING = "hour"
+MAX_TOP_K = 20
+
+
+class MemorySetupError(ValueError):
+    """A memory system that cannot be built with the settings given."""
+
+
+def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySystem:
+    """The registered system ``name``, with ``options``; unknown names and missing extras raise the
+    registry's own errors.
+
+    Two settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
+    state) and ``windowing`` (``DEFAULT_WINDOWING``). A system whose config does not take an
+    offered setting (an unexpected keyword, or pydantic's ``extra_forbidden``) is built without it,
+    so adapters with their own storage and no windowing work too.
+    """
+    defaults = {"path": path, "windowing": DEFAULT_WINDOWING}
+    offered = {key: value for key, value in defaults.items() if key not in options}
+    config = {**offered, **options}
+    while True:
+        try:
+            return _create(name, config)
+        except MemorySetupError as exc:
+            rejected = rejected_keys(exc.__cause__, offered.keys() & config.keys())
+            if not rejected:
+                raise
+            config = {key: value for key, value in config.items() if key not in rejected}
+
+
+def _create(name: str, config: dict[str, Any]) -> MemorySystem:
+    try:
+        return create_memory(name, **config)
+    except TypeError as exc:
+        raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
+    except ValueError as exc:
+        raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
+
+
+def rejected_keys(error: BaseException | None, candidates: Set[str]) -> set[str]:
+    """Which of ``candidates`` the error says the system does not take."""
+    if isinstance(error, ValidationError):
+        extra = {str(e["loc"][0]) for e in error.errors() if e["type"] == "extra_forbidden" and e["loc"]}
+        return extra & candidates
+    if isinstance(error, TypeError):
+        return {key for key in candidates if f"'{key}'" in str(error)}
+    return set()
+
+
+@dataclass
+class SystemMemory:
+    """One scenario's space in the run's memory system, searched through a tool."""
+
+    memory: MemorySystem
+    user_id: str
+    top_k: int
+    cost: MemoryCost = field(default_factory=MemoryCost)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def prompt_memory(self, question: Question) -> str | None:
+        return None
+
+    def tools(self) -> SearchMemoryTool:
+        return SearchMemoryTool(self.memory, self.user_id, self.top_k, MAX_TOP_K)
+
+    def record(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, **self.notes, "cost": self.cost.to_json()}
+
+
+class MemorySystemCondition:
+    """The ``--memory NAME`` condition for any registered memory system."""
+
+    def __init__(
+        self,
+        name: str,
+        memory: MemorySystem,
+        history_loader: Callable[[int], list[HistoryLine]],
+        state_dir: Path,
+        space: str,
+        top_k: int,
+    ) -> None:
+        self.name, self.memory, self._load = name, memory, history_loader
+        self.state_dir, self.space, self.top_k = state_dir, space, top_k
+        self._ingesting = asyncio.Lock()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "protocol": "B",
+            "system": self.memory.describe(),
+            "ingest": "one add() per clock hour of history, stamped with its last line",
+            "user_space": f"{self.space}-<scenario>",
+            "search": {"tool": "search_memory", "top_k": self.top_k, "max_top_k": MAX_TOP_K, "before": None},
+        }
+
+    def user_id(self, scenario: int) -> str:
+        return f"{self.space}-{scenario}"
+
+    async def prepare(self, scenario: int) -> SystemMemory:
+        async with self._ingesting:
+            record = self._ingested(scenario) or await asyncio.to_thread(self._ingest, scenario)
+        cost = MemoryCost.from_json(record["cost"])
+        notes = {"lines": record["lines"], "hours": record["hours"]}
+        return SystemMemory(self.memory, self.user_id(scenario), self.top_k, cost, notes)
+
+    def _marker(self, scenario: int) -> Path:
+        return self.state_dir / f"scenario-{scenario}.ingested.json"
+
+    def _ingested(self, scenario: int) -> dict[str, Any] | None:
+        path = self._marker(scenario)
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+    def _ingest(self, scenario: int) -> dict[str, Any]:
+        """Write the scenario's history into a clean space, then mark it done."""
+        user_id = self.user_id(scenario)
+        self.memory.reset(user_id)
+        done = ingest_history(self.memory, user_id, self._load(scenario))
+        usage = Usage(done.usage["input_tokens"], done.usage["output_tokens"])
+        cost = MemoryCost(done.usage["llm_calls"], usage, done.seconds)
+        record = {"lines": done.lines, "hours": done.hours, "cost": cost.to_json()}
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self._marker(scenario).with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(tmp, self._marker(scenario))
+        return record

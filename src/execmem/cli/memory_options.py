@@ -1,0 +1,57 @@
+"""Command-line options for memory systems, shared by ``vehicle audit`` and ``vehicle run``."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+
+class Window(StrEnum):
+    hour = "hour"
+    turn = "turn"
+    window = "window"
+
+
+WindowLinesOption = Annotated[int, typer.Option(min=1, help="Lines per unit with --window window.")]
+MemoryOptionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--memory-option",
+        help="KEY=VALUE passed to the memory system (VALUE read as JSON when it parses), repeatable.",
+    ),
+]
+
+
+def windowing(window: Window, window_lines: int) -> dict[str, Any]:
+    """The ``windowing`` config a memory system is given."""
+    if window is Window.window:
+        return {"mode": window.value, "window_lines": window_lines}
+    return {"mode": window.value}
+
+
+def parse_memory_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``["cache_path=/x/e.sqlite", "rrf_k=30"]`` -> ``{"cache_path": "/x/e.sqlite", "rrf_k": 30}``."""
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--memory-option")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    return options
+
+
+def parse_ks(text: str) -> list[int]:
+    """``1,3,5,10`` -> [1, 3, 5, 10] (sorted, distinct, each at least 1)."""
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a list of numbers like 1,3,5,10") from None
+    if not ks or ks[0] < 1:
+        raise typer.BadParameter(f"{text!r}: give at least one K, each at least 1")
+    return ks

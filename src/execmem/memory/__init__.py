@@ -1,0 +1,20 @@
+"""Long-term memory systems, found by name through the ``execmem.memory`` entry-point group.
+
+Imports only ``execmem.core`` (and third-party libraries): a memory knows no benchmark suite.
+"""
+
+from execmem.memory.registry import (
+    MemoryRegistryError,
+    MissingExtraError,
+    UnknownMemoryError,
+    available_memories,
+    create_memory,
+)
+
+__all__ = [
+    "MemoryRegistryError",
+    "MissingExtraError",
+    "UnknownMemoryError",
+    "available_memories",
+    "create_memory",
+]

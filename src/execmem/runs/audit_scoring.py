@@ -1,0 +1,137 @@
+"""One retrieval judged against a question's located evidence: the audit's per-question numbers.
+
+An item *hits* a gold event when its source line ids overlap the event's placed lines. Items
+without line sources are judged on their text instead: each text line (segment) of the item
+*quotes* a history line when it contains at least ``QUOTE_SHARE`` of that line's distinct words
+(lines of fewer than ``MIN_QUOTE_WORDS`` words are too short to tell and are never quoted); the
+item hits the events whose lines it quotes.
+
+*Noise* is the share of retrieved tokens that come from no evidence line: with line ids, the
+item's tokens are split over its source lines in proportion to their size in the history; without,
+the segments that quote no evidence line are noise. Tokens are ``estimate_tokens`` (4 characters
+each), the yardstick of every MemToken in execmem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from execmem.agents.tokens import estimate_tokens
+from execmem.core.protocols import MemoryItem
+from execmem.suites.vehicle.evidence import PlacedEvent, Value, value_pattern
+
+QUOTE_SHARE = 0.8
+MIN_QUOTE_WORDS = 3
+METRICS = ("evidence_recall", "value_coverage", "noise", "memtoken")
+_WORD = re.compile(r"\w+")
+# Line stamps that execmem's memory text carries; their digits are not values ("15" in 2025-04-15).
+_STAMP = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\]")
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one question's retrieval is judged against."""
+
+    events: tuple[frozenset[int], ...]  # placed line ids of each gold event
+    values: tuple[Value, ...]
+    line_tokens: Mapping[int, int]  # estimated tokens of every history line of the scenario
+    line_words: Mapping[int, frozenset[str]]  # words of each evidence line (for items without ids)
+    text: str = ""  # the evidence lines' spoken text, in history order
+
+    @property
+    def lines(self) -> frozenset[int]:
+        return frozenset().union(*self.events)
+
+
+def make_evidence(
+    placed: Sequence[PlacedEvent],
+    values: Sequence[Value],
+    line_texts: Mapping[int, str],
+    line_tokens: Mapping[int, int],
+) -> Evidence:
+    """``line_texts``: the spoken text of each history line; ``line_tokens``: each line's size."""
+    events = tuple(frozenset(p.line_ids) for p in placed)
+    evidence_lines = frozenset().union(*events)
+    line_words = {line: words(line_texts[line]) for line in evidence_lines}
+    text = "\n".join(line_texts[line] for line in sorted(evidence_lines))
+    return Evidence(events, tuple(values), line_tokens, line_words, text)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One item as the metrics see it."""
+
+    events: frozenset[int]  # indexes of the gold events it hits
+    tokens: int
+    noise_tokens: float
+
+
+def judge(item: MemoryItem, evidence: Evidence) -> Judged:
+    tokens = estimate_tokens(item.text)
+    if item.line_ids:
+        return _judge_by_lines(item.line_ids, tokens, evidence)
+    return _judge_by_text(item.text, tokens, evidence)
+
+
+def _judge_by_lines(line_ids: Sequence[int], tokens: int, evidence: Evidence) -> Judged:
+    ids = set(line_ids)
+    hits = frozenset(i for i, lines in enumerate(evidence.events) if lines & ids)
+    sizes = {line: evidence.line_tokens.get(line, 0) for line in ids}
+    total = sum(sizes.values())
+    outside = sum(size for line, size in sizes.items() if line not in evidence.lines)
+    share = outside / total if total else 1.0  # lines unknown to the scenario are not evidence
+    return Judged(hits, tokens, tokens * share)
+
+
+def _judge_by_text(text: str, tokens: int, evidence: Evidence) -> Judged:
+    quoted: set[int] = set()
+    noise = total = 0
+    for segment in filter(str.strip, text.splitlines()):
+        found = quoted_lines(segment, evidence.line_words)
+        size = estimate_tokens(segment)
+        total += size
+        noise += 0 if found else size
+        quoted |= found
+    hits = frozenset(i for i, lines in enumerate(evidence.events) if lines & quoted)
+    return Judged(hits, tokens, tokens * noise / total if total else 0.0)
+
+
+def quoted_lines(segment: str, line_words: Mapping[int, frozenset[str]]) -> set[int]:
+    """The lines whose words the segment contains (at least ``QUOTE_SHARE`` of them)."""
+    have = words(segment)
+    return {
+        line
+        for line, want in line_words.items()
+        if len(want) >= MIN_QUOTE_WORDS and len(want & have) >= QUOTE_SHARE * len(want)
+    }
+
+
+def score(items: Sequence[MemoryItem], evidence: Evidence, ks: Sequence[int]) -> dict[str, float | None]:
+    """``metric@K`` for every metric and K; None where a metric is undefined (no values, no text)."""
+    judged = [judge(item, evidence) for item in items]
+    result: dict[str, float | None] = {}
+    for k in ks:
+        top = judged[:k]
+        tokens = sum(j.tokens for j in top)
+        hit = frozenset().union(*(j.events for j in top))
+        result[f"evidence_recall@{k}"] = _share(len(hit), len(evidence.events))
+        result[f"value_coverage@{k}"] = value_share(evidence.values, "\n".join(i.text for i in items[:k]))
+        result[f"noise@{k}"] = _share(sum(j.noise_tokens for j in top), tokens)
+        result[f"memtoken@{k}"] = tokens
+    return result
+
+
+def value_share(values: Sequence[Value], text: str) -> float | None:
+    """The share of ``values`` present in ``text`` (line stamps ignored); None without values."""
+    text = _STAMP.sub(" ", text)
+    return _share(sum(bool(value_pattern(v).search(text)) for v in values), len(values))
+
+
+def _share(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
