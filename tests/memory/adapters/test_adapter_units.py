@@ -102,7 +102,8 @@ def test_mem0_config_validates_and_builds_mem0s_dictionary(monkeypatch):
     )
     assert built["llm"]["config"]["api_key"] == "k" and built["llm"]["config"]["response_callback"] is print
     assert "embedding_dims" not in built["embedder"]["config"]  # only sent when send_dimensions
-    assert Mem0Config(send_dimensions=True).mem0_config(None)["embedder"]["config"]["embedding_dims"] == 1536
+    with_dims = Mem0Config(send_dimensions=True, api_key_env="EXECMEM_TEST_KEY").mem0_config(None)
+    assert with_dims["embedder"]["config"]["embedding_dims"] == 1536
 
 
 def test_mem0_chat_messages_carry_time_speaker_and_role():
@@ -148,3 +149,14 @@ def test_a_missing_library_names_the_extra(monkeypatch, name, module, config):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
     with pytest.raises(MissingExtraError, match=rf'pip install "execmem\[{name}\]"'):
         create_memory(name, **config)
+
+
+def test_openai_key_placeholder_for_local_servers_and_clear_error_otherwise(monkeypatch):
+    from execmem.memory.adapters.common import LOCAL_SERVER_KEY, openai_key
+
+    monkeypatch.delenv("SOME_KEY", raising=False)
+    assert openai_key("SOME_KEY", "http://127.0.0.1:8000/v1", "mem0") == LOCAL_SERVER_KEY
+    with pytest.raises(ValueError, match=r"mem0 needs an API key: set \$SOME_KEY"):
+        openai_key("SOME_KEY", None, "mem0")
+    monkeypatch.setenv("SOME_KEY", "sk-1")
+    assert openai_key("SOME_KEY", None, "mem0") == "sk-1"

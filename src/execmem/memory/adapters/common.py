@@ -116,3 +116,24 @@ def slug(user_id: str) -> str:
 def api_key(env_name: str | None) -> str | None:
     """The key from the named environment variable (``None`` when no variable is named or set)."""
     return os.environ.get(env_name) if env_name else None
+
+
+LOCAL_SERVER_KEY = "not-set"
+
+
+def openai_key(env_name: str, base_url: str | None, system: str) -> str:
+    """The key for an OpenAI-compatible endpoint used by ``system``.
+
+    A local server (``base_url`` given) accepts any key, so a missing one becomes a
+    placeholder; the hosted API needs one, and its absence is a setup error that names
+    the variable rather than a traceback from deep inside the system's client.
+    """
+    key = api_key(env_name)
+    if key:
+        return key
+    if base_url:
+        return LOCAL_SERVER_KEY
+    raise ValueError(
+        f"{system} needs an API key: set ${env_name} (or choose the variable with api_key_env), "
+        "or point base_url at an OpenAI-compatible server"
+    )

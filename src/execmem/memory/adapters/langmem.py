@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
-from execmem.memory.adapters.common import api_key, make_item, message_text, slug, source_metadata, visible
+from execmem.memory.adapters.common import make_item, message_text, openai_key, slug, source_metadata, visible
 from execmem.memory.registry import MissingExtraError
 
 NAMESPACE = ("execmem", "{langgraph_user_id}")
@@ -60,7 +60,8 @@ class LangMemMemory:
             from langmem import create_memory_store_manager
         except ImportError as exc:
             raise MissingExtraError("the 'langmem' memory adapter", "execmem", "langmem", exc) from exc
-        endpoint = {"base_url": self.config.base_url, "api_key": api_key(self.config.api_key_env)}
+        key = openai_key(self.config.api_key_env, self.config.base_url, "langmem")
+        endpoint = {"base_url": self.config.base_url, "api_key": key}
         dims = {"dimensions": self.config.embedding_dims} if self.config.send_dimensions else {}
         embeddings = OpenAIEmbeddings(
             model=self.config.embedding_model, check_embedding_ctx_length=False, **endpoint, **dims

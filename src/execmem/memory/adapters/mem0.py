@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
     TIME,
-    api_key,
     make_item,
     message_text,
+    openai_key,
     posix,
     safe_id,
     source_metadata,
@@ -77,7 +77,7 @@ class Mem0Config(BaseModel):
 
     def mem0_config(self, on_response: Any) -> dict[str, Any]:
         """The ``Memory.from_config`` dictionary (``on_response`` sees every chat completion)."""
-        key = api_key(self.api_key_env)
+        key = openai_key(self.api_key_env, self.base_url, "mem0")
         embedder: dict[str, Any] = {"model": self.embedding_model, "api_key": key}
         llm: dict[str, Any] = {"model": self.model, "api_key": key, "response_callback": on_response}
         if self.base_url:
