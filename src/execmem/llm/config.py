@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,7 @@ class ModelConfig(BaseModel):
     timeout_s: float = Field(120.0, gt=0)
     backoff_base_s: float = Field(0.5, gt=0)
     backoff_max_s: float = Field(30.0, gt=0)
+    transport: Literal["aiohttp", "httpx"] = "aiohttp"
     temperature: float | None = 0.0
     max_tokens: int | None = None
     seed: int | None = None
