@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from execmem import __version__
-from execmem.cli import data, vehicle, vehicle_audit, vehicle_run  # noqa: F401 - *_run/*_audit add commands
+from execmem.cli import coding, coding_run, data, vehicle, vehicle_audit, vehicle_run  # noqa: F401 - *_run/*_audit add commands
 
 app = typer.Typer(
     name="execmem",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 app.add_typer(vehicle.app, name="vehicle")
 app.add_typer(data.app, name="data")
+app.add_typer(coding.app, name="coding")
 
 
 @app.command()

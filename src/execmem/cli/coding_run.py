@@ -1,0 +1,163 @@
+"""``execmem coding run`` and ``execmem coding compare``: paired memory runs on the coding suite."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from enum import StrEnum
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from execmem.agents.coding.config import SolverConfig
+from execmem.cli.coding import UnsafeOption, app
+from execmem.cli.common import fail
+from execmem.llm.config import ModelConfig
+from execmem.runs.coding import CodingRun
+from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
+from execmem.runs.coding_config import CodingRunConfig
+from execmem.runs.coding_store import RunFolderError
+from execmem.runs.paired_stats import N_RESAMPLES
+from execmem.suites.coding.records import RecordError, RecordPolicy
+from execmem.suites.coding.sandbox import SandboxUnavailable
+from execmem.suites.coding.tasks import TaskFileError
+
+_console = Console(stderr=True)
+_RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
+
+
+class Memory(StrEnum):
+    off = "off"
+    record = "record"
+    irrelevant = "irrelevant"
+
+
+@app.command("run")
+def run(
+    tasks: Annotated[Path, typer.Option(help="Task file (JSON lines).", exists=True, dir_okay=False)],
+    model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
+    out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
+    memory: Annotated[
+        Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
+    ] = Memory.off,
+    seeds: Annotated[int, typer.Option(help="Episodes per task (sampling seeds 0..N-1).")] = 4,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    temperature: Annotated[float, typer.Option()] = 0.0,
+    max_output_tokens: Annotated[int | None, typer.Option(help="Cap on tokens per reply.")] = None,
+    max_steps: Annotated[int, typer.Option(help="Model calls per episode.")] = 30,
+    max_total_tokens: Annotated[int, typer.Option(help="Input+output tokens per episode.")] = 400_000,
+    time_limit: Annotated[float, typer.Option(help="Seconds of agent time per episode.")] = 900.0,
+    command_timeout: Annotated[float, typer.Option(help="Seconds per bash command.")] = 120.0,
+    context_tokens: Annotated[int, typer.Option(help="Estimated prompt tokens before stopping.")] = 100_000,
+    n_records: Annotated[int, typer.Option(help="Memory records inserted.")] = 3,
+    max_chars: Annotated[int, typer.Option(help="Cap on the memory text, in characters.")] = 2000,
+    concurrency: Annotated[int, typer.Option(help="Episodes in flight.")] = 4,
+    max_retries: Annotated[int, typer.Option(help="Retries of a failing request.")] = 6,
+    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 300.0,
+    cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
+    keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
+    unsafe_local: UnsafeOption = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Run every (task, seed) episode under one memory condition; re-running resumes."""
+    try:
+        config = _config(**locals())
+    except ValidationError as exc:
+        fail(str(exc))
+    try:
+        coding_run = CodingRun(config, out.resolve())
+    except _RUN_ERRORS as exc:
+        fail(str(exc))
+    metrics = _run_with_progress(coding_run, quiet)
+    episodes = metrics["episodes"]
+    _console.print(
+        f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
+        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})",
+        soft_wrap=True,
+    )
+    if episodes["infra_errors"]:
+        _console.print(
+            f"{episodes['infra_errors']} episodes failed (see infra_errors.jsonl); re-run to retry"
+        )
+
+
+def _config(**options) -> CodingRunConfig:
+    """The run's config from the command's options (pydantic checks the values)."""
+    o = SimpleNamespace(**options)
+    model_config = ModelConfig(
+        model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
+        max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
+    )  # fmt: skip
+    solver = SolverConfig(
+        max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,
+        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens,
+    )  # fmt: skip
+    return CodingRunConfig(
+        model=model_config, tasks_file=o.tasks.resolve(), memory=o.memory.value, seeds=o.seeds, solver=solver,
+        records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
+        concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
+        keep_workspaces=o.keep_workspaces,
+    )  # fmt: skip
+
+
+def _run_with_progress(coding_run: CodingRun, quiet: bool) -> dict:
+    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=_console, disable=quiet) as progress:
+        task = progress.add_task("episodes", total=len(coding_run.pending()))
+        return asyncio.run(coding_run.run(lambda _record: progress.advance(task)))
+
+
+@app.command("compare")
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="RUN_OFF RUN_RECORD [RUN_IRRELEVANT]")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = N_RESAMPLES,
+    bootstrap_seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    allow_incomplete: Annotated[
+        bool, typer.Option(help="Pair only targets finished for every seed in every run.")
+    ] = False,
+) -> None:
+    """Resolved rates, paired differences with bootstrap 95% CIs, targets gained and lost."""
+    try:
+        report = paired_report(
+            [load_coding_run(folder) for folder in runs], n_resamples, bootstrap_seed, allow_incomplete
+        )
+    except CompareError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    _print_report(report)
+
+
+def _print_report(report: dict) -> None:
+    console = Console()
+    title = f"{report['n_targets']} targets x {len(report['seeds'])} seeds"
+    conditions = Table(title=title)
+    for column in ("memory", "run", "episodes", "resolved", "input tok", "output tok", "steps"):
+        conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
+    for role, c in report["conditions"].items():
+        conditions.add_row(
+            role, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", f"{c['mean_input_tokens']:.0f}",
+            f"{c['mean_output_tokens']:.0f}", f"{c['mean_steps']:.1f}",
+        )  # fmt: skip
+    console.print(conditions)
+    boot = report["bootstrap"]
+    effects = Table(
+        title=f"paired differences (bootstrap {boot['n_resamples']} resamples, seed {boot['seed']})"
+    )
+    for column in ("comparison", "difference", "95% CI", "gained", "lost"):
+        effects.add_column(column, justify="left" if column == "comparison" else "right")
+    for e in report["effects"]:
+        ci = f"[{e['low']:+.3f}, {e['high']:+.3f}]" + (" *" if e["low"] > 0 or e["high"] < 0 else "")
+        effects.add_row(e["comparison"], f"{e['estimate']:+.3f}", ci, str(e["gained"]), str(e["lost"]))
+    console.print(effects)
+    if report["dropped_targets"]:
+        _console.print(f"left out (incomplete): {', '.join(report['dropped_targets'])}")

@@ -1,0 +1,93 @@
+"""The configuration of a coding run, and the manifest that declares what its protocol fixes."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from execmem import __version__
+from execmem.agents.coding.bash_tool import BASH_SCHEMA
+from execmem.agents.coding.config import SolverConfig
+from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
+from execmem.llm.config import ModelConfig
+from execmem.suites.coding.records import Condition, RecordPolicy
+from execmem.suites.coding.sandbox import SandboxConfig
+from execmem.suites.coding.tasks import CodingTask
+
+MANIFEST_VERSION = 1
+FIXED_FIELDS = ("model", "solver", "tools", "sandbox", "evaluation", "tasks", "seeds")
+"""Manifest fields that must agree for two runs to be paired (the memory block is compared apart)."""
+
+# Model settings that do not change what is measured (as for vehicle runs).
+_OPERATIONAL = {"base_url", "api_key_env", "max_connections", "max_retries", "timeout_s"}
+_OPERATIONAL |= {"backoff_base_s", "backoff_max_s", "seed"}
+
+
+class CodingRunConfig(BaseModel):
+    """Everything a coding run is called with."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: ModelConfig
+    tasks_file: Path
+    memory: Condition = "off"
+    seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
+    solver: SolverConfig = Field(default_factory=SolverConfig)
+    records: RecordPolicy = Field(default_factory=RecordPolicy)
+    unsafe_local: bool = False
+    eval_timeout_s: float = Field(600.0, gt=0)
+    concurrency: int = Field(4, ge=1, description="episodes in flight")
+    cache_dir: Path | None = Field(None, description="response cache folder (default: the run folder)")
+    keep_workspaces: bool = False
+
+    def seed_list(self) -> list[int]:
+        return list(range(self.seeds))
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build_manifest(
+    config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
+) -> dict[str, Any]:
+    """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
+    model = {k: v for k, v in config.model.model_dump().items() if k not in _OPERATIONAL}
+    sandbox_limits = SandboxConfig().model_dump(include={"output_cap"})
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "suite": "coding",
+        "model": {**model, "seed": "the episode's seed"},
+        "solver": {
+            "kind": "execmem-bash",
+            "prompt_version": PROMPT_VERSION,
+            "submit": f"a bash command whose output starts with the line of `{SUBMIT_COMMAND}`",
+            "memory_slot": f"{MEMORY_OPEN} section at the top of the first user message",
+            "budgets": config.solver.describe(),
+        },
+        "tools": [BASH_SCHEMA],
+        "sandbox": {
+            "kind": sandbox_kind,
+            **sandbox_limits,
+            "command_timeout_s": config.solver.command_timeout_s,
+        },
+        "evaluation": {
+            "timeout_s": config.eval_timeout_s,
+            "resolved": "every FAIL_TO_PASS and PASS_TO_PASS test passes on the episode's diff",
+        },
+        "tasks": {"file_sha256": task_sha256, "order": [t.instance_id for t in tasks]},
+        "seeds": config.seed_list(),
+        "memory": config.records.describe(config.memory),
+        "versions": {"execmem": __version__, "python": platform.python_version()},
+        "invocation": config.model_dump(mode="json"),
+        "started_at": now(),
+    }
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

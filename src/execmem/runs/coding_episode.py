@@ -1,0 +1,121 @@
+"""One coding episode: a fresh workspace, the solver, the diff, the task's tests, one record.
+
+Blocking work (preparing the copy, commands, git, tests) runs in worker threads so
+that many episodes can wait on the model at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from execmem.agents.coding.config import SolverConfig
+from execmem.agents.coding.solver import SolveResult, opening_messages, solve
+from execmem.core.protocols import Model
+from execmem.runs.coding_config import now
+from execmem.runs.files import JsonlAppender
+from execmem.suites.coding.environment import EnvironmentCache
+from execmem.suites.coding.evaluation import Evaluation, evaluate
+from execmem.suites.coding.records import InjectedMemory
+from execmem.suites.coding.tasks import CodingTask
+from execmem.suites.coding.workspace import Episode, prepare_episode
+
+
+@dataclass(frozen=True)
+class EpisodeSettings:
+    """What every episode of a run shares."""
+
+    condition: str
+    solver: SolverConfig
+    sandbox_kind: str
+    workspaces: Path
+    env_cache: EnvironmentCache
+    unsafe_local: bool = False
+    eval_timeout_s: float = 600.0
+    hidden_paths: tuple[Path, ...] = field(default=())
+    keep_workspaces: bool = False
+
+
+async def run_episode(
+    identifier: str,
+    task: CodingTask,
+    memory: InjectedMemory,
+    model: Model,
+    settings: EpisodeSettings,
+    trajectory: JsonlAppender,
+) -> dict[str, Any]:
+    """Prepare, solve, score; return the episode's record. Errors propagate to the run's boundary."""
+    episode = await asyncio.to_thread(_prepare, task, settings)
+    try:
+        trajectory.append(
+            {"id": identifier, "messages": opening_messages(task.problem_statement, memory.text)}
+        )
+        result = await solve(
+            model, episode, task.problem_statement, memory.text, settings.solver, trajectory.append
+        )
+        patch = await asyncio.to_thread(episode.diff)
+        evaluation = await asyncio.to_thread(evaluate, task, episode, settings.eval_timeout_s)
+        trajectory.append({"end_reason": result.end_reason, "evaluation": evaluation.to_dict()})
+    finally:
+        if not settings.keep_workspaces:
+            await asyncio.to_thread(episode.cleanup)
+    return episode_record(identifier, task, memory, settings, episode, result, evaluation, patch)
+
+
+def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:
+    hidden = [*settings.hidden_paths, *_local_source(task)]
+    episode = prepare_episode(
+        task, settings.workspaces, settings.env_cache, unsafe_local=settings.unsafe_local, hidden_paths=hidden
+    )
+    kind = episode.sandbox.describe()["kind"]
+    if kind != settings.sandbox_kind:
+        episode.cleanup()
+        raise RuntimeError(f"episode sandbox is {kind!r}, the manifest declares {settings.sandbox_kind!r}")
+    return episode
+
+
+def _local_source(task: CodingTask) -> list[Path]:
+    """A ``local`` source folder holds the fixed code: the agent must not read it."""
+    path = task.source.get("path")
+    if task.source.get("kind") == "local" and isinstance(path, str):
+        return [Path(path).resolve()]
+    return []
+
+
+def episode_record(
+    identifier: str,
+    task: CodingTask,
+    memory: InjectedMemory,
+    settings: EpisodeSettings,
+    episode: Episode,
+    result: SolveResult,
+    evaluation: Evaluation,
+    patch: str,
+) -> dict[str, Any]:
+    seed = int(identifier.rsplit("@", 1)[1])
+    return {
+        "id": identifier,
+        "instance_id": task.instance_id,
+        "repo": task.repo,
+        "seed": seed,
+        "memory": settings.condition,
+        "memory_chars": len(memory.text or ""),
+        "memory_sources": list(memory.sources),
+        "resolved": evaluation.resolved,
+        "end_reason": result.end_reason,
+        "steps": result.steps,
+        "commands": result.commands,
+        "input_tokens": result.usage.input_tokens,
+        "output_tokens": result.usage.output_tokens,
+        "model_errors": dict(result.errors),
+        "agent_s": round(result.seconds, 3),
+        "model_latency_s": round(result.model_latency_s, 3),
+        "prepare_s": round(episode.prepare_s, 3),
+        "eval_s": round(evaluation.duration_s, 3),
+        "eval_error": evaluation.error,
+        "outcomes": evaluation.outcomes,
+        "model_patch": patch,
+        "finished_at": now(),
+    }

@@ -1,0 +1,136 @@
+"""One virtualenv per (repo, version), built once from the task's ``install`` commands and reused.
+
+The repository's own package is NOT installed: each episode has its own copy
+and imports it from there (the task's ``env``, e.g. ``PYTHONPATH={repo}/src``,
+or the working directory that ``python -m pytest`` puts on ``sys.path``). The
+venv holds only the test dependencies, so one venv serves every episode.
+
+Install commands are ours, not the agent's: they run unsandboxed (they need
+PyPI) with the venv first on PATH. A finished venv carries ``env.json``
+(commands, python, build time); a folder without it is a failed build and is
+rebuilt.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+INSTALL_TIMEOUT_S = 1800.0
+_MARKER = "env.json"
+
+
+class EnvironmentBuildError(RuntimeError):
+    """An install command failed; the message has the command and the end of its output."""
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A built venv: where it is, how long it took to build, and whether this call reused it."""
+
+    path: Path
+    build_s: float
+    reused: bool
+
+    @property
+    def bin_dir(self) -> Path:
+        return self.path / "venv" / "bin"
+
+    @property
+    def venv(self) -> Path:
+        return self.path / "venv"
+
+    def variables(self) -> dict[str, str]:
+        """The variables that put this venv first for a command."""
+        return {"PATH": f"{self.bin_dir}:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": str(self.venv)}
+
+
+class Recipe(Protocol):
+    """What an environment is keyed on and built from (a ``CodingTask`` is one)."""
+
+    repo: str
+    version: str
+    install: list[str]
+
+
+@dataclass(frozen=True)
+class EnvironmentRecipe:
+    repo: str
+    version: str
+    install: list[str]
+
+
+class EnvironmentCache:
+    """Builds environments under ``root`` on first use, keyed by repo, version and install recipe."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def key(self, task: Recipe) -> str:
+        recipe = json.dumps([task.install, sys.version], sort_keys=True).encode()
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{task.repo}-{task.version}")
+        return f"{slug}-{hashlib.sha256(recipe).hexdigest()[:10]}"
+
+    def get(self, task: Recipe) -> Environment:
+        """The environment of ``task``, building it (under a lock) if needed."""
+        path = self.root / self.key(task)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path.parent / f"{path.name}.lock"):
+            marker = path / _MARKER
+            if marker.is_file():
+                return Environment(path, json.loads(marker.read_text())["build_s"], reused=True)
+            return self._build(task, path)
+
+    def _build(self, task: Recipe, path: Path) -> Environment:
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        start = time.monotonic()
+        env = Environment(path, 0.0, reused=False)
+        _run([sys.executable, "-m", "venv", str(env.venv)], path, os.environ.copy())
+        variables = {**os.environ, **env.variables()}
+        variables.pop("PYTHONPATH", None)
+        for command in task.install:
+            _run(["bash", "-c", command], path, variables)
+        build_s = time.monotonic() - start
+        record: dict[str, Any] = {
+            "repo": task.repo,
+            "version": task.version,
+            "install": task.install,
+            "python": sys.version,
+            "build_s": round(build_s, 3),
+        }
+        (path / _MARKER).write_text(json.dumps(record, indent=2), encoding="utf-8")
+        return Environment(path, build_s, reused=False)
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+    try:
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise EnvironmentBuildError(f"install step timed out: {argv[-1]}") from None
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).strip()[-3000:]
+        raise EnvironmentBuildError(f"install step failed ({done.returncode}): {argv[-1]}\n{tail}")
+
+
+@contextmanager
+def _locked(lock_path: Path):
+    with open(lock_path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,111 @@
+"""The git plumbing behind episodes: a one-commit base, diffs against it, patches and clean exports.
+
+Git runs with the user's global and system config ignored and fixed author
+dates, so the same tree always gives the same base commit id.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+from collections.abc import Sequence
+from pathlib import Path
+
+_CONFIG = [
+    "-c", "core.autocrlf=false",
+    "-c", "core.fileMode=true",
+    "-c", "core.quotePath=false",
+    "-c", "user.name=execmem",
+    "-c", "user.email=execmem@localhost",
+    "-c", "commit.gpgSign=false",
+    "-c", "init.defaultBranch=main",
+]  # fmt: skip
+_FIXED_DATE = "2000-01-01T00:00:00+0000"
+IGNORED = (
+    "__pycache__/",
+    "*.pyc",
+    ".pytest_cache/",
+    ".hypothesis/",
+    ".coverage",
+    ".coverage.*",
+    ".execmem-*",
+)
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message has its stderr."""
+
+
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0")
+    env.update(GIT_AUTHOR_DATE=_FIXED_DATE, GIT_COMMITTER_DATE=_FIXED_DATE)
+    env.update(extra or {})
+    return env
+
+
+def git(repo: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    """Run ``git -C repo ARGS``; raise ``GitError`` on failure, return stdout."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), *_CONFIG, *args],
+        input=stdin,
+        capture_output=True,
+        env=_env(env),
+        check=False,
+    )
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace").strip()
+        raise GitError(f"git {' '.join(args[:2])} failed in {repo}: {message}")
+    return done.stdout
+
+
+def init_base(repo: Path, message: str = "base") -> str:
+    """Make ``repo`` a one-commit repository holding every file (even gitignored ones); return its id."""
+    git(repo, "init", "-q")
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.write_text("\n".join(IGNORED) + "\n", encoding="utf-8")
+    git(repo, "add", "--all", "--force")
+    git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+    return git(repo, "rev-parse", "HEAD").decode().strip()
+
+
+def diff_against(repo: Path, base: str, index_file: Path, binary: bool = False) -> str:
+    """Unified diff from ``base`` to the working tree, new files included, via a private index."""
+    env = {"GIT_INDEX_FILE": str(index_file)}
+    git(repo, "read-tree", base, env=env)
+    git(repo, "add", "--all", env=env)
+    flags = ["--binary"] if binary else []
+    return git(repo, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base, env=env).decode(
+        "utf-8", errors="replace"
+    )
+
+
+def apply_patch(repo: Path, patch: str, reverse: bool = False, exclude: Sequence[str] = ()) -> None:
+    """Apply a unified diff to the working tree of ``repo`` (a git repository); no-op when empty."""
+    if not patch.strip():
+        return
+    flags = ["-R"] if reverse else []
+    flags += [f"--exclude={path}" for path in exclude]
+    git(repo, "apply", "--whitespace=nowarn", *flags, "-", stdin=patch.encode("utf-8"))
+
+
+def export_tree(repo: Path, commit: str, dest: Path) -> None:
+    """Write the files of ``commit`` into ``dest`` (no history)."""
+    archive = git(repo, "archive", "--format=tar", commit)
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def changed_paths(patch: str) -> list[str]:
+    """The files a unified diff touches (both sides of renames), from its ``diff --git`` or ``+++`` lines."""
+    paths: list[str] = []
+    for line in patch.splitlines():
+        if line.startswith(("--- a/", "+++ b/")):
+            path = line[6:].split("\t")[0]
+            if path not in paths:
+                paths.append(path)
+    return paths

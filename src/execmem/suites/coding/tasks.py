@@ -1,0 +1,121 @@
+"""Coding tasks in the SWE-bench / SWE-rebench record format, read and written as JSON lines.
+
+SWE-bench stores ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` as JSON strings; both that
+and real lists are accepted. Every loading error names the file, the line and
+the field, taken from pydantic's error locations.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+JUNIT_PLACEHOLDER = "{junit}"
+REPO_PLACEHOLDER = "{repo}"
+
+
+class TaskFileError(ValueError):
+    """A malformed task file; the message names the file, the line and the field."""
+
+
+class CodingTask(BaseModel):
+    """One repository, one bug, the tests that show it and the patch that fixes it."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    instance_id: str = Field(min_length=1)
+    repo: str = Field(min_length=1)
+    base_commit: str = ""
+    problem_statement: str = Field(min_length=1)
+    patch: str = ""
+    test_patch: str = ""
+    FAIL_TO_PASS: list[str] = Field(min_length=1)
+    PASS_TO_PASS: list[str] = Field(default_factory=list)
+    created_at: datetime
+    version: str = Field(min_length=1)
+    install: list[str] = Field(default_factory=list)
+    test_cmd: str = Field(min_length=1)
+    source: dict[str, Any] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables for agent commands and tests; ``{repo}`` becomes the repository folder."""
+    image_name: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+    """How the task was made (e.g. the mutation operator); for analysis, never shown to the agent."""
+
+    @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", "install", mode="before")
+    @classmethod
+    def _json_string_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not a JSON list ({exc.msg})") from None
+        return value
+
+    @field_validator("test_cmd")
+    @classmethod
+    def _has_report_placeholder(cls, value: str) -> str:
+        if JUNIT_PLACEHOLDER not in value:
+            raise ValueError(f"must contain the {JUNIT_PLACEHOLDER} placeholder for the JUnit report path")
+        return value
+
+    def environment_key(self) -> tuple[str, str]:
+        """Tasks with the same key share one built environment."""
+        return (self.repo, self.version)
+
+    def test_command(self, junit_path: str) -> str:
+        """``test_cmd`` with the report path filled in (shell-quoted)."""
+        return self.test_cmd.replace(JUNIT_PLACEHOLDER, shlex.quote(junit_path))
+
+    def test_ids(self) -> list[str]:
+        return [*self.FAIL_TO_PASS, *self.PASS_TO_PASS]
+
+
+def load_tasks(path: Path) -> list[CodingTask]:
+    """Every task of a JSON-lines file; blank lines are skipped."""
+    tasks: dict[str, CodingTask] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_no}"
+            task = _parse_line(line, where)
+            if task.instance_id in tasks:
+                raise TaskFileError(f"{where}: field instance_id: duplicate {task.instance_id!r}")
+            tasks[task.instance_id] = task
+    return list(tasks.values())
+
+
+def _parse_line(line: str, where: str) -> CodingTask:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TaskFileError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise TaskFileError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    try:
+        return CodingTask.model_validate(record)
+    except ValidationError as exc:
+        raise TaskFileError(f"{where}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    field = ".".join(str(part) for part in first["loc"]) or "<record>"
+    more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+    return f"field {field}: {first['msg']}{more}"
+
+
+def dump_tasks(tasks: Iterable[CodingTask], path: Path) -> None:
+    """Write tasks as JSON lines (lists stay lists; ``created_at`` in ISO format)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        for task in tasks:
+            handle.write(task.model_dump_json(exclude_none=True) + "\n")

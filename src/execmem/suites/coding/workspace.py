@@ -1,0 +1,148 @@
+"""Episodes: a private copy of the repository at the task's base state, run through a sandbox.
+
+Layout of one episode folder::
+
+    <root>/<instance>-<id>/repo     the working copy (the agent's cwd; only writable place)
+    <root>/<instance>-<id>/meta     our bookkeeping (private git index), outside the sandbox's reach
+
+``repo`` is a one-commit git repository made at preparation; its ``.git`` is
+read-only inside the sandbox, so ``diff()`` always compares against the true
+base. For tasks whose ``source.bug`` is ``"reverse-patch"`` (our offline tasks)
+the base state is the upstream source with the task's fix reversed, i.e. with
+the bug in.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from execmem.suites.coding.environment import Environment, EnvironmentCache
+from execmem.suites.coding.evaluation import Evaluation, evaluate
+from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
+from execmem.suites.coding.paths import cache_root
+from execmem.suites.coding.sandbox import (
+    CommandResult,
+    Sandbox,
+    SandboxConfig,
+    default_hidden_paths,
+    make_sandbox,
+)
+from execmem.suites.coding.sources import materialise
+from execmem.suites.coding.tasks import REPO_PLACEHOLDER, CodingTask
+
+__all__ = ["Environment", "EnvironmentCache", "Episode", "EpisodeError", "Evaluation", "evaluate"]
+__all__ += ["prepare_episode"]
+
+DEFAULT_TIMEOUT_S = 120.0
+
+
+class EpisodeError(RuntimeError):
+    """An episode that cannot be prepared as the task describes."""
+
+
+@dataclass
+class Episode:
+    """One attempt at one task: its folder, base commit, environment and sandbox."""
+
+    task: CodingTask
+    root: Path
+    base_sha: str
+    environment: Environment
+    sandbox: Sandbox
+    prepare_s: float = 0.0
+    commands: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def repo(self) -> Path:
+        return self.root / "repo"
+
+    @property
+    def meta(self) -> Path:
+        return self.root / "meta"
+
+    def variables(self, repo: Path | None = None) -> dict[str, str]:
+        """What commands see: the venv first on PATH, no bytecode files, the task's own variables."""
+        folder = str(repo or self.repo)
+        values = {**self.environment.variables(), "PYTHONDONTWRITEBYTECODE": "1"}
+        values.update({key: value.replace(REPO_PLACEHOLDER, folder) for key, value in self.task.env.items()})
+        return values
+
+    def run(self, command: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> CommandResult:
+        """Run an (agent) command in the sandbox, cwd = the repository copy."""
+        result = self.sandbox.run(command, self.repo, timeout_s, self.variables())
+        self.commands.append({"command": command, "exit_code": result.exit_code, "s": result.duration_s})
+        return result
+
+    def diff(self, binary: bool = False) -> str:
+        """Unified diff of everything changed since the base (new files included, caches ignored)."""
+        self.meta.mkdir(exist_ok=True)
+        return diff_against(self.repo, self.base_sha, self.meta / "index", binary=binary)
+
+    def apply(self, patch: str, reverse: bool = False) -> None:
+        """Apply a patch of ours (not the agent's) to the working copy, e.g. the gold fix."""
+        apply_patch(self.repo, patch, reverse=reverse)
+
+    def evaluate(self, timeout_s: float = 600.0) -> Evaluation:
+        return evaluate(self.task, self, timeout_s)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "instance_id": self.task.instance_id,
+            "root": str(self.root),
+            "base_sha": self.base_sha,
+            "environment": str(self.environment.path),
+            "environment_reused": self.environment.reused,
+            "sandbox": self.sandbox.describe(),
+        }
+
+
+def prepare_episode(
+    task: CodingTask,
+    root: Path,
+    env_cache: EnvironmentCache,
+    *,
+    sandbox: Sandbox | None = None,
+    unsafe_local: bool = False,
+    hidden_paths: list[Path] | None = None,
+    cache_dir: Path | None = None,
+) -> Episode:
+    """A fresh episode folder under ``root`` with the repository at the task's base state."""
+    start = time.monotonic()
+    cache_dir = cache_dir or cache_root()
+    environment = env_cache.get(task)
+    folder = root.resolve() / f"{_slug(task.instance_id)}-{uuid.uuid4().hex[:8]}"
+    folder.mkdir(parents=True)
+    repo = folder / "repo"
+    materialise(task, repo, cache_dir)
+    base_sha = _make_base(task, repo)
+    if sandbox is None:
+        hidden = default_hidden_paths(cache_dir, env_cache.root, *(hidden_paths or []))
+        config = SandboxConfig(readonly_paths=[environment.venv], hidden_paths=hidden)
+        sandbox = make_sandbox(config, unsafe_local=unsafe_local)
+    return Episode(task, folder, base_sha, environment, sandbox, prepare_s=time.monotonic() - start)
+
+
+def _make_base(task: CodingTask, repo: Path) -> str:
+    git(repo, "init", "-q")
+    if task.source.get("bug") == "reverse-patch":
+        apply_patch(repo, task.patch, reverse=True)
+    base_sha = init_base(repo)
+    if task.source.get("kind") == "pypi-sdist" and task.base_commit and task.base_commit != base_sha:
+        raise EpisodeError(
+            f"{task.instance_id}: field base_commit: the prepared base is {base_sha}, "
+            f"not the recorded {task.base_commit}"
+        )
+    return base_sha
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)[:80]

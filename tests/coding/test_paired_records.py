@@ -1,0 +1,124 @@
+"""Memory records: earlier same-repo fixes, N newest first, capped; the control matches their size."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from execmem.suites.coding.records import (
+    RecordError,
+    RecordPolicy,
+    irrelevant_memory,
+    memory_for,
+    record_memory,
+    touched_functions,
+    write_record,
+)
+from tests.coding.paired_support import make_task
+
+GIT_STYLE = """diff --git a/pkg/mod.py b/pkg/mod.py
+--- a/pkg/mod.py
++++ b/pkg/mod.py
+@@ -40,7 +40,7 @@ class Parser:
+     def feed(self, data):
+         self.buffer += data
+-        return len(data)
++        return len(self.buffer)
+@@ -90,3 +90,3 @@ def helper(x):
+     y = x
+-    return y
++    return -y
+"""
+
+
+@pytest.fixture
+def tasks(tmp_path):
+    """alpha: double (day 1), inc (day 2), neg (day 3); beta: the same, a day later each."""
+    made = [make_task(tmp_path, "alpha", day, fn) for day, fn in enumerate(("double", "inc", "neg"), 1)]
+    for day, fn in enumerate(("double", "inc", "neg"), 1):
+        task = make_task(tmp_path, "beta", day, fn)
+        made.append(task.model_copy(update={"created_at": task.created_at + timedelta(days=1)}))
+    return made
+
+
+def by_id(tasks, name):
+    return next(t for t in tasks if t.instance_id == name)
+
+
+def test_a_record_names_files_functions_tests_and_the_issue(tasks):
+    text = write_record(by_id(tasks, "alpha__inc"))
+    assert "2024-01-02" in text and "In alpha, inc(3) gives a wrong result." in text
+    assert "files changed: alpha/core.py" in text and "functions changed: inc" in text
+    assert "failing tests: tests/test_core.py::test_inc" in text
+
+
+def test_touched_functions_use_enclosing_definitions_and_hunk_headers():
+    assert touched_functions(GIT_STYLE) == ["feed", "helper"]
+    assert touched_functions("") == []
+
+
+def test_record_holds_the_n_most_recent_earlier_same_repo_fixes_newest_first(tasks):
+    target = by_id(tasks, "alpha__neg")
+    memory = record_memory(target, tasks, RecordPolicy(n_records=3, max_chars=10_000))
+    assert memory.sources == ("alpha__inc", "alpha__double")
+    assert memory.text.index("inc(3)") < memory.text.index("double(3)")
+    assert "beta" not in memory.text and "neg(3)" not in memory.text
+    one = record_memory(target, tasks, RecordPolicy(n_records=1, max_chars=10_000))
+    assert one.sources == ("alpha__inc",) and one.text == write_record(by_id(tasks, "alpha__inc"))
+
+
+def test_same_day_and_later_tasks_never_leak_into_the_record(tasks):
+    first = by_id(tasks, "alpha__double")
+    assert record_memory(first, tasks, RecordPolicy()).text is None
+    twin = first.model_copy(update={"instance_id": "alpha__twin"})
+    assert record_memory(twin, [*tasks, twin], RecordPolicy()).text is None
+
+
+def test_record_text_is_cut_at_the_character_cap(tasks):
+    memory = record_memory(by_id(tasks, "alpha__neg"), tasks, RecordPolicy(max_chars=50))
+    assert len(memory.text) == 50 and memory.text.startswith("- fix of 2024-01-02")
+
+
+def test_irrelevant_control_has_the_records_size_but_another_repos_content(tasks):
+    policy = RecordPolicy(n_records=2, max_chars=10_000)
+    for target in tasks:
+        record = record_memory(target, tasks, policy)
+        control = irrelevant_memory(target, tasks, policy)
+        assert len(control.text or "") == len(record.text or "")
+        if record.text:
+            other = "beta" if target.repo == "local/alpha" else "alpha"
+            assert other in control.text and target.repo.split("/")[1] not in control.text
+            assert all(source.startswith(other) for source in control.sources)
+    assert irrelevant_memory(by_id(tasks, "alpha__neg"), tasks, policy) == irrelevant_memory(
+        by_id(tasks, "alpha__neg"), tasks, policy
+    )
+
+
+def test_a_long_record_is_matched_by_repeating_a_short_donor(tasks):
+    policy = RecordPolicy(n_records=3, max_chars=10_000)
+    target = by_id(tasks, "alpha__neg")
+    donor = [by_id(tasks, "beta__double")]
+    control = irrelevant_memory(target, [*tasks[:3], *donor], policy)
+    assert len(control.text) == len(record_memory(target, tasks, policy).text)
+    assert control.text.count("beta, double(3)") == 2 and control.sources == ("beta__double",)
+
+
+def test_conditions(tasks):
+    target, policy = by_id(tasks, "beta__inc"), RecordPolicy()
+    assert memory_for("off", target, tasks, policy).text is None
+    assert memory_for("record", target, tasks, policy) == record_memory(target, tasks, policy)
+    with pytest.raises(RecordError, match="unknown memory condition 'gold'"):
+        memory_for("gold", target, tasks, policy)
+    with pytest.raises(RecordError, match="another repository"):
+        irrelevant_memory(by_id(tasks, "alpha__neg"), tasks[:3], policy)
+
+
+def test_policies_are_described_for_the_manifest():
+    policy = RecordPolicy(n_records=2, max_chars=500)
+    assert policy.describe("off") == {"condition": "off", "injected": "nothing"}
+    block = policy.describe("record")
+    for key in ("write_policy", "retrieval_trigger", "insertion_rule", "truncation_rule"):
+        assert block[key]
+    assert "2 most recent" in block["insertion_rule"] and "500 characters" in block["truncation_rule"]
+    assert block["n_records"] == 2 and "control_rule" in policy.describe("irrelevant")
