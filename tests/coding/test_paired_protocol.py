@@ -21,7 +21,7 @@ from execmem.cli.coding import app
 from execmem.llm.fake_server import FakeServer
 from execmem.runs.coding_compare import load_coding_run, paired_report
 from execmem.runs.coding_config import file_sha256
-from execmem.runs.coding_store import RunFolderError
+from execmem.runs.episode_log import RunFolderError
 from execmem.runs.files import read_jsonl
 from execmem.suites.coding.tasks import load_tasks
 from tests.coding.conftest import needs_bwrap

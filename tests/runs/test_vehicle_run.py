@@ -171,7 +171,7 @@ def test_cli_run_and_compare(tmp_path, oracle, vehicle_data):
 def test_a_different_runs_folder_is_refused_untouched(tmp_path, oracle, vehicle_data):
     import pytest
 
-    from execmem.runs.store import RunFolderError
+    from execmem.runs.episode_log import RunFolderError
 
     with FakeServer(oracle) as server:
         run_vehicle(tmp_path / "run", server.base_url, vehicle_data, memory="gold", scenarios=[1])

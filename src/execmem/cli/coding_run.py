@@ -22,7 +22,7 @@ from execmem.llm.config import ModelConfig
 from execmem.runs.coding import CodingRun
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
-from execmem.runs.coding_store import RunFolderError
+from execmem.runs.episode_log import RunFolderError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox import SandboxUnavailable

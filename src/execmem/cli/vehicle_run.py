@@ -24,7 +24,7 @@ from execmem.cli.memory_options import (
 from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
 from execmem.runs.compare import CompareError, compare_rows, load_run
-from execmem.runs.store import RunFolderError
+from execmem.runs.episode_log import RunFolderError
 from execmem.runs.vehicle import VehicleRun
 from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError
 from execmem.runs.vehicle_config import VehicleRunConfig
