@@ -365,3 +365,16 @@ def test_cli_verify_without_data_explains(clean_env: Path) -> None:
 def test_cli_rejects_unknown_suite(command: str) -> None:
     result = runner.invoke(app, ["data", command, "locomo"])
     assert result.exit_code == 2 and "unknown suite 'locomo'" in result.stderr
+
+
+def test_cli_fetch_keeps_a_verified_configured_copy(
+    vehicle_data: Path, unused_port_url: str, clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXECMEM_VEHICLE_DATA", str(vehicle_data))
+    result = runner.invoke(app, ["data", "fetch", "vehicle", "--url", unused_port_url])
+    assert result.exit_code == 0, result.output
+    assert "nothing to fetch" in result.stdout
+    assert not (clean_env / "vehiclemembench").exists()
+    monkeypatch.setenv("EXECMEM_VEHICLE_DATA", str(clean_env / "missing"))
+    offline = runner.invoke(app, ["data", "fetch", "vehicle", "--url", unused_port_url])
+    assert offline.exit_code == 1 and "seems offline" in offline.stderr

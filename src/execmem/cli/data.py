@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -54,6 +55,13 @@ def fetch_command(
 ) -> None:
     """Download the release, check every file against the shipped sha256 manifest, install it."""
     _check_suite(suite)
+    configured = os.environ.get("EXECMEM_VEHICLE_DATA")
+    if dest is None and configured and not force and release.is_installed(Path(configured)):
+        # Every command reads this copy first, so there is nothing to fetch.
+        typer.echo(
+            f"VehicleMemBench present and verified in $EXECMEM_VEHICLE_DATA ({configured}); nothing to fetch"
+        )
+        return
     target = dest.expanduser().resolve() if dest is not None else release.cache_dir()
     if not force and release.is_installed(target):
         typer.echo(f"VehicleMemBench already present and verified in {target} (--force to re-fetch)")
