@@ -35,7 +35,6 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -47,6 +46,7 @@ from execmem.memory.adapters.common import (
     make_item,
     message_text,
     openai_key,
+    package_version,
     slug,
     source_metadata,
     visible,
@@ -126,13 +126,6 @@ def _import_amem() -> Any:
     return AgenticMemorySystem
 
 
-def _package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
-
-
 class AMemMemory:
     """A ``MemorySystem`` over A-MEM notes, one ``AgenticMemorySystem`` per user space."""
 
@@ -200,7 +193,7 @@ class AMemMemory:
 
     def describe(self) -> dict[str, Any]:
         settings = self.config.model_dump(mode="json", exclude={"api_key_env"})
-        return {"system": "amem", "package": f"a-mem=={_package_version('a-mem')}", **settings}
+        return {"system": "amem", "package": f"a-mem=={package_version('a-mem')}", **settings}
 
     def directory(self, user_id: str) -> str:
         return f"{self.root}/{slug(user_id)}"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote
 
@@ -137,3 +138,11 @@ def openai_key(env_name: str, base_url: str | None, system: str) -> str:
         f"{system} needs an API key: set ${env_name} (or choose the variable with api_key_env), "
         "or point base_url at an OpenAI-compatible server"
     )
+
+
+def package_version(name: str) -> str:
+    """The installed version of a distribution, for ``describe()`` ("unknown" when not installed)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"

@@ -33,13 +33,19 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
-from execmem.memory.adapters.common import make_item, openai_key, slug, source_metadata, visible
+from execmem.memory.adapters.common import (
+    make_item,
+    openai_key,
+    package_version,
+    slug,
+    source_metadata,
+    visible,
+)
 from execmem.memory.base import check_path
 from execmem.memory.registry import MissingExtraError
 
@@ -76,13 +82,6 @@ def _import_simplemem() -> Any:
     except ImportError as exc:
         raise MissingExtraError("the 'simplemem' memory adapter", "execmem", "simplemem", exc) from exc
     return simplemem
-
-
-def _package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 class SimpleMemMemory:
@@ -153,7 +152,7 @@ class SimpleMemMemory:
 
     def describe(self) -> dict[str, Any]:
         settings = self.config.model_dump(mode="json", exclude={"api_key_env"})
-        return {"system": "simplemem", "package": f"simplemem=={_package_version('simplemem')}", **settings}
+        return {"system": "simplemem", "package": f"simplemem=={package_version('simplemem')}", **settings}
 
     def table(self, user_id: str) -> str:
         return "execmem_" + slug(user_id)
