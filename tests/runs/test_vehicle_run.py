@@ -24,6 +24,11 @@ def test_gold_run_reaches_the_ceiling(tmp_path, oracle, vehicle_data):
     assert first["steps"] == 3 and first["memory_tokens"] > 0 and first["input_tokens"] > 0
     trajectory = read_jsonl(tmp_path / "gold" / "trajectories.jsonl")[0]
     assert trajectory["id"] in {e["id"] for e in episodes}
+    per_call = trajectory["model_calls"]
+    episode = next(e for e in episodes if e["id"] == trajectory["id"])
+    assert len(per_call) == episode["steps"] == 3
+    assert sum(c["input_tokens"] for c in per_call) == episode["input_tokens"]
+    assert all(c["latency_s"] > 0 and not c["cached"] for c in per_call)
     assert [m["role"] for m in trajectory["messages"]][:3] == ["system", "user", "assistant"]
 
 

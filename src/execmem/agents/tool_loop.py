@@ -37,6 +37,7 @@ class LoopResult:
     memory_tool_tokens: int = 0
     memory_tool_calls: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # per model call: tokens, latency, cache
 
 
 def as_openai_tools(schemas: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -59,6 +60,14 @@ async def run_tool_loop(
         result.steps += 1
         result.usage += reply.usage
         result.model_latency_s += reply.latency_s
+        result.calls.append(
+            {
+                "input_tokens": reply.usage.input_tokens,
+                "output_tokens": reply.usage.output_tokens,
+                "latency_s": round(reply.latency_s, 4),
+                "cached": reply.cached,
+            }
+        )
         messages.append(_assistant_message(reply.content, reply.tool_calls))
         if not reply.tool_calls:
             return result

@@ -136,4 +136,4 @@ def trajectory_record(episode: VehicleEpisode, memory: ScenarioMemory) -> dict[s
         ref = f"<memory: memory/scenario-{episode.question.scenario}.json#text>"
         user = dict(messages[1], content=messages[1]["content"].replace(shared, ref))
         messages = [messages[0], user, *messages[2:]]
-    return {"id": episode.question.id, "messages": messages}
+    return {"id": episode.question.id, "model_calls": episode.loop.calls, "messages": messages}
