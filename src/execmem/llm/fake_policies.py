@@ -185,17 +185,9 @@ class FaultInjector:
         return Fault(drop_connection=kind == "drop", malformed_body=kind == "malformed")
 
 
-def with_faults(
-    policy: Policy,
-    rate: float,
-    seed: int,
-    kinds: Sequence[str] = FAULT_KINDS,
-    timeout_s: float = 5.0,
-    retry_after_s: float = 0.05,
-    faulty_attempts: int = 1,
-) -> FaultInjector:
-    """Inject faults into ``rate`` of requests; see :class:`FaultInjector`.
+def with_faults(policy: Policy, rate: float, seed: int, **options: Any) -> FaultInjector:
+    """Inject faults into ``rate`` of requests; ``options`` as for :class:`FaultInjector`.
 
     ``timeout_s`` must exceed the client's timeout for a "timeout" fault to time the client out.
     """
-    return FaultInjector(policy, rate, seed, kinds, timeout_s, retry_after_s, faulty_attempts)
+    return FaultInjector(policy, rate, seed, **options)

@@ -30,9 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -42,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
+    PerUserSystems,
     api_key,
     make_item,
     message_text,
@@ -126,16 +124,13 @@ def _import_amem() -> Any:
     return AgenticMemorySystem
 
 
-class AMemMemory:
+class AMemMemory(PerUserSystems):
     """A ``MemorySystem`` over A-MEM notes, one ``AgenticMemorySystem`` per user space."""
 
     def __init__(self, config: AMemConfig | None = None, **options: Any):
         self.config = config or AMemConfig(**options)
         self._system_class = _import_amem()
-        self._lock = threading.RLock()
-        self._systems: dict[str, Any] = {}
-        self._temporary = None if self.config.path else tempfile.mkdtemp(prefix="execmem-amem-")
-        self.root = self.config.path or self._temporary
+        self._init_systems(self.config.path, "execmem-amem-")
 
     def add(self, messages: Sequence[MemoryMessage], user_id: str, timestamp: datetime) -> None:
         if not messages:
@@ -183,13 +178,6 @@ class AMemMemory:
             system = self.system(user_id)
             for note_id in list(system.retriever.get_all_ids()):
                 system.delete(note_id)
-
-    def close(self) -> None:
-        """Forget the systems, and remove the temporary directory if the adapter made one."""
-        with self._lock:
-            self._systems.clear()
-            if self._temporary:
-                shutil.rmtree(self._temporary, ignore_errors=True)
 
     def describe(self) -> dict[str, Any]:
         settings = self.config.model_dump(mode="json", exclude={"api_key_env"})

@@ -16,6 +16,9 @@ without a source record (written by someone else) is hidden by any cut-off: it c
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -146,3 +149,21 @@ def package_version(name: str) -> str:
         return version(name)
     except PackageNotFoundError:
         return "unknown"
+
+
+class PerUserSystems:
+    """For adapters that keep one library system per user space under one root directory:
+    the lock, the systems, and a temporary root (removed by ``close``) when no path is given."""
+
+    def _init_systems(self, path: str | None, prefix: str) -> None:
+        self._lock = threading.RLock()
+        self._systems: dict[str, Any] = {}
+        self._temporary = None if path else tempfile.mkdtemp(prefix=prefix)
+        self.root = path or self._temporary
+
+    def close(self) -> None:
+        """Forget the systems, and remove the temporary directory if the adapter made one."""
+        with self._lock:
+            self._systems.clear()
+            if self._temporary:
+                shutil.rmtree(self._temporary, ignore_errors=True)

@@ -28,9 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-import threading
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
@@ -39,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
+    PerUserSystems,
     make_item,
     openai_key,
     package_version,
@@ -84,17 +82,14 @@ def _import_simplemem() -> Any:
     return simplemem
 
 
-class SimpleMemMemory:
+class SimpleMemMemory(PerUserSystems):
     """A ``MemorySystem`` over SimpleMem's memory entries, one ``SimpleMemSystem`` per user space."""
 
     def __init__(self, config: SimpleMemConfig | None = None, **options: Any):
         self.config = config or SimpleMemConfig(**options)
         self._simplemem = _import_simplemem()
-        self._lock = threading.RLock()
-        self._systems: dict[str, Any] = {}
         self._sources: dict[str, dict[str, dict[str, Any]]] = {}
-        self._temporary = None if self.config.path else tempfile.mkdtemp(prefix="execmem-simplemem-")
-        self.root = self.config.path or self._temporary
+        self._init_systems(self.config.path, "execmem-simplemem-")
         os.makedirs(self.root, exist_ok=True)
 
     def add(self, messages: Sequence[MemoryMessage], user_id: str, timestamp: datetime) -> None:
@@ -143,12 +138,6 @@ class SimpleMemMemory:
             self._sources[user_id] = {}
             if os.path.exists(self._side_file(user_id)):
                 os.remove(self._side_file(user_id))
-
-    def close(self) -> None:
-        with self._lock:
-            self._systems.clear()
-            if self._temporary:
-                shutil.rmtree(self._temporary, ignore_errors=True)
 
     def describe(self) -> dict[str, Any]:
         settings = self.config.model_dump(mode="json", exclude={"api_key_env"})
