@@ -7,7 +7,7 @@ import json
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -19,7 +19,6 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import fail
 from execmem.llm.config import ModelConfig
-from execmem.runs.coding import CodingRun
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
@@ -27,6 +26,9 @@ from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
+
+if TYPE_CHECKING:
+    from execmem.runs.coding import CodingRun
 
 _console = Console(stderr=True)
 _RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
@@ -72,6 +74,8 @@ def run(
     except ValidationError as exc:
         fail(str(exc))
     try:
+        from execmem.runs.coding import CodingRun  # the executor pulls in the openai SDK: load it only to run
+
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))

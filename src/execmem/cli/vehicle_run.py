@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -25,11 +25,13 @@ from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
 from execmem.runs.compare import CompareError, compare_rows, load_run
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle import VehicleRun
 from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
+
+if TYPE_CHECKING:
+    from execmem.runs.vehicle import VehicleRun
 
 _console = Console(stderr=True)
 
@@ -104,6 +106,10 @@ def run(
     )
     folder = out or Path("runs") / f"vehicle-{_slug(memory)}-{_slug(model)}"
     try:
+        from execmem.runs.vehicle import (
+            VehicleRun,  # the executor pulls in the openai SDK: load it only to run
+        )
+
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
