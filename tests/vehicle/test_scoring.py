@@ -58,7 +58,17 @@ def test_empty_reference():
     assert nothing.tool == PRF(0.0, 0.0, 0.0)
     extra = score_prediction(default, [HEADREST])
     assert not extra.exact_match
-    assert extra.field == PRF(0.0, 1.0, 0.0) and extra.value.f1 == 0.0
+    # |C| = 0 and the prediction changed something: the reference scores recall 0, not 1
+    assert extra.field == PRF(0.0, 0.0, 0.0) and extra.value == PRF(0.0, 0.0, 0.0)
+
+
+def test_empty_reference_recall_is_all_or_nothing_for_both_state_levels():
+    rejected = [c("carcontrol_instrumentPanel_set_brightness(brightness=6)")]  # out of range: no change
+    for predicted, expected in (([], 1.0), (rejected, 1.0), ([HEADREST, HEADREST], 0.0)):
+        score = score_prediction(rejected, predicted)
+        assert score.field.recall == score.value.recall == expected
+        assert score.field.precision == score.value.precision == expected
+        assert score.exact_match is (expected == 1.0)
 
 
 def test_failing_and_unknown_predictions_change_nothing():

@@ -6,8 +6,10 @@ state. A path of C that pred changed is a TP, and "correct" when pred's value
 equals ref's (an added path must be added, a removed one removed); a path of C
 that pred left alone is a miss; a path outside C that pred changed is an FP.
 Field: recall TP/|C|, precision TP/(TP+FP). Value: recall correct/|C|,
-precision correct/(TP+FP). With |C| = 0: recall 1 and precision 1 when
-nothing was changed. Exact match: no miss, no FP, every TP correct.
+precision correct/(TP+FP). With |C| = 0 (the gold calls change nothing), as the
+reference computes it: recall and precision are both 1 when the prediction
+changed nothing (FP = 0), else both 0. Exact match: no miss, no FP, every TP
+correct.
 
 Tool-call score. Calls are keys (name, sorted-JSON args); a predicted key found
 among the unused gold keys is a TP.
@@ -103,8 +105,9 @@ def count_state(ref: dict[str, Any], pred: dict[str, Any]) -> StateCounts:
 
 def _state_prf(counts: StateCounts, hits: int) -> PRF:
     changed = counts.tp + counts.fp
-    if counts.should_change == 0:
-        return PRF.of(1.0 if changed == 0 else 0.0, 1.0)
+    if counts.should_change == 0:  # every change is an FP here: all or nothing
+        untouched = 1.0 if counts.fp == 0 else 0.0
+        return PRF.of(untouched, untouched)
     return PRF.of(hits / changed if changed else 0.0, hits / counts.should_change)
 
 
