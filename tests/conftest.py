@@ -1,4 +1,9 @@
-"""Shared fixtures: where the VehicleMemBench release and conformance data live."""
+"""Shared fixtures: where the VehicleMemBench release and our conformance vectors live.
+
+The conformance vectors and schemas are ours and small: they ship in ``tests/data/vehicle`` so the tests pass
+in any clone. The release itself (history/, qa_data/) is never committed: the tests read it from
+``$EXECMEM_VEHICLE_DATA`` or from the copy ``execmem data fetch vehicle`` installed, and skip without it.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +13,30 @@ from pathlib import Path
 
 import pytest
 
+from execmem.suites.vehicle.release import DataNotFound, resolve_data_dir
+
 REPO = Path(__file__).resolve().parents[1]
+CONFORMANCE = REPO / "tests" / "data" / "vehicle"
 
 
 def vehicle_data_dir() -> Path | None:
+    """The release folder: ``$EXECMEM_VEHICLE_DATA`` (must exist), else the fetched copy, else None."""
     configured = os.environ.get("EXECMEM_VEHICLE_DATA")
-    if configured:
-        path = Path(configured).resolve()
-        if not path.is_dir():
-            raise RuntimeError(f"EXECMEM_VEHICLE_DATA={configured} is not a directory")
-        return path
-    default = REPO.parent / "shared" / "vehiclemembench"
-    return default if default.is_dir() else None
+    if configured and not Path(configured).is_dir():
+        raise RuntimeError(f"EXECMEM_VEHICLE_DATA={configured} is not a directory")
+    try:
+        return resolve_data_dir()
+    except DataNotFound:
+        return None
 
 
 @pytest.fixture(scope="session")
 def vehicle_data() -> Path:
     path = vehicle_data_dir()
     if path is None:
-        pytest.skip("VehicleMemBench data not found: set EXECMEM_VEHICLE_DATA")
+        pytest.skip(
+            "VehicleMemBench release not found: `execmem data fetch vehicle`, or set EXECMEM_VEHICLE_DATA"
+        )
     return path
 
 

@@ -53,9 +53,9 @@ def test_key_is_order_independent():
     assert parse_call_string("f(a=1)").key() != parse_call_string("f(a=1.0)").key()
 
 
-def test_matches_release_parse_of_every_gold_answer(vehicle_data):
-    from tests.conftest import read_jsonl
+def test_matches_release_parse_of_every_gold_answer():
+    from tests.conftest import CONFORMANCE, read_jsonl
 
-    for line in read_jsonl(vehicle_data / "conformance_gold.jsonl"):
+    for line in read_jsonl(CONFORMANCE / "conformance_gold.jsonl"):
         parsed = [parse_call_string(a).to_json() for a in line["answers"]]
         assert parsed == line["parsed_calls"], (line["file"], line["index"])

@@ -7,10 +7,9 @@ import pytest
 from execmem.suites.vehicle.diff import state_diff
 from execmem.suites.vehicle.flatten import strip_value_segments
 from execmem.suites.vehicle.world import VehicleWorld
-from tests.conftest import read_jsonl, vehicle_data_dir
+from tests.conftest import CONFORMANCE, read_jsonl
 
-_DATA = vehicle_data_dir()
-RECORDS = read_jsonl(_DATA / "conformance_fuzz_public.jsonl") if _DATA else []
+RECORDS = read_jsonl(CONFORMANCE / "conformance_fuzz_public.jsonl")
 
 
 def _expected_diff(record: dict) -> dict:

@@ -10,10 +10,9 @@ from execmem.suites.vehicle.diff import state_diff
 from execmem.suites.vehicle.flatten import strip_value_segments
 from execmem.suites.vehicle.scoring import score_prediction
 from execmem.suites.vehicle.world import VehicleWorld
-from tests.conftest import read_jsonl, vehicle_data_dir
+from tests.conftest import CONFORMANCE, read_jsonl
 
-_DATA = vehicle_data_dir()
-LINES = read_jsonl(_DATA / "conformance_gold.jsonl") if _DATA else []
+LINES = read_jsonl(CONFORMANCE / "conformance_gold.jsonl")
 
 
 def _ids(line: dict) -> str:
