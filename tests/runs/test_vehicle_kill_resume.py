@@ -57,8 +57,10 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
             process = subprocess.Popen(
                 _command(server.base_url, folder, vehicle_data), stderr=subprocess.PIPE
             )
+            # Three kills at random moments, then the run may finish however slow the machine is.
+            limit = rng.uniform(0.8, 1.8) if kills < 3 else 300
             try:
-                process.wait(timeout=rng.uniform(0.8, 1.8))
+                process.wait(timeout=limit)
             except subprocess.TimeoutExpired:
                 os.kill(process.pid, 9)
                 process.wait()
