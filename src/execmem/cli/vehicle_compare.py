@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -70,7 +69,7 @@ def print_compare(rows: list[dict], console: Console | None = None) -> None:
         labels = [f"R{n}" for n in range(1, len(rows) + 1)]
     models = {r["model"] for r in rows}
     title = f"{rows[0]['n']} questions" + (f", model {rows[0]['model']}" if len(models) == 1 else "")
-    table = Table(title=Text(title), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    table = Table(title=Text(title), box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
     table.add_column("run", overflow="fold")
     table.add_column("memory" if len(models) == 1 else "memory / model", overflow="fold")
     for header in _NUMBER_HEADERS:

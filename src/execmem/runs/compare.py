@@ -78,8 +78,8 @@ def paired_questions(runs: list[RunSummary], intersect: bool = False) -> list[st
     problems = [*_scenario_problems(runs), *(_completeness(run) for run in runs if _completeness(run))]
     if problems and not intersect:
         raise CompareError(
-            "runs do not cover the same questions: " + "; ".join(problems) + ". Resume the incomplete "
-            "runs (re-run their commands), or pass --intersect to pair on the questions all runs finished"
+            "runs do not cover the same questions: " + "; ".join(problems) + ". Resume incomplete runs "
+            "(re-run their commands), or pass --intersect to pair on the questions all runs finished"
         )
     common = set.intersection(*(set(run.episodes) for run in runs))
     if not common:

@@ -51,7 +51,7 @@ def check_resumable(folder: Path, config: VehicleRunConfig) -> dict[str, Any] | 
     """The saved config of the run in ``folder`` (None if there is none yet); RunFolderError,
     before anything is written there, when the folder is busy, foreign, unreadable, or holds a run
     with a different identity."""
-    return saved_document(folder / CONFIG_FILE, _identity_problems(config.identity()))
+    return saved_document(folder / CONFIG_FILE, _identity_problems(config.identity()), OWN_FILES)
 
 
 def _identity_problems(identity: dict[str, Any]) -> Problems:
