@@ -161,3 +161,10 @@ def test_fuzzed_input_never_gives_a_traceback(command, lines):
     if result.exit_code == 2:
         errors = result.stderr.splitlines()
         assert len(errors) == 1 and errors[0].startswith("error: <stdin>:")
+
+
+def test_arguments_that_are_not_utf8_are_refused_before_anything(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*RUN, "--model", "gpt\udcff", "--out", tmp_path / "out")  # how Python keeps a byte 0xff
+    assert_one_line_error(result, "argument 9 (gpt\\udcff) is not UTF-8 text")
+    assert list(tmp_path.iterdir()) == []

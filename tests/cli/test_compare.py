@@ -18,23 +18,14 @@ from tests.runs.conftest import run_vehicle
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, vehicle_data, questions) -> Path:
     root = tmp_path_factory.mktemp("compare")
-    with FakeServer(OraclePolicy(questions)) as server:
-        run_vehicle(
-            root / "vehicle-gold-a-long-model-name-v1",
-            server.base_url,
-            vehicle_data,
-            memory="gold",
-            scenarios=[1, 2],
-        )
-        run_vehicle(root / "other-scenarios", server.base_url, vehicle_data, memory="gold", scenarios=[1, 3])
-    with FakeServer(OraclePolicy(questions, mistakes=0.5, seed=2)) as server:
-        run_vehicle(
-            root / "vehicle-none-a-long-model-name-v1",
-            server.base_url,
-            vehicle_data,
-            memory="none",
-            scenarios=[1, 2],
-        )
+    made = [
+        ("vehicle-gold-a-long-model-name-v1", "gold", [1, 2], OraclePolicy(questions)),
+        ("other-scenarios", "gold", [1, 3], OraclePolicy(questions)),
+        ("vehicle-none-a-long-model-name-v1", "none", [1, 2], OraclePolicy(questions, mistakes=0.5, seed=2)),
+    ]
+    for name, memory, scenarios, policy in made:
+        with FakeServer(policy) as server:
+            run_vehicle(root / name, server.base_url, vehicle_data, memory=memory, scenarios=scenarios)
     return root
 
 

@@ -51,6 +51,7 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
 def say(message: str, style: str = "", prefix_only: bool = False) -> None:
     """One line on stderr, printed literally (no markup): newlines in ``message`` become '; '."""
     line = "; ".join(part.strip() for part in str(message).strip().splitlines() if part.strip())
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")  # undecodable bytes, shown escaped
     text = Text(line)
     if style:
         text.stylize(style, 0, line.index(":") + 1 if prefix_only and ":" in line else len(line))
@@ -85,6 +86,7 @@ class ExecmemGroup(TyperGroup):
     ) -> Any:
         _argv[:] = list(sys.argv[1:] if args is None else args)
         try:
+            _check_utf8(_argv)
             result = super().main(_argv, prog_name, complete_var, standalone_mode=False, **extra)
             code = result if isinstance(result, int) else 0
             sys.stdout.flush()
@@ -138,6 +140,17 @@ def describe_error(exc: Exception) -> str | None:
     if isinstance(exc, MemoryError):
         return "out of memory (input too large?)"
     return None
+
+
+def _check_utf8(args: list[str]) -> None:
+    """Arguments are text: bytes that are not UTF-8 (kept by Python as lone surrogates) could not be
+    written to a run's config or an output file, so they are refused here, by position."""
+    for position, arg in enumerate(args, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise typer.BadParameter(f"argument {position} ({shown[:60]}) is not UTF-8 text") from None
 
 
 def _usage_error(exc: Any) -> int:
