@@ -167,8 +167,11 @@ def test_compare_refuses_incomplete_runs_unless_asked(paired, tmp_path):
     (partial / "episodes.jsonl").write_text("".join(line for line in lines if '"alpha__inc@1"' not in line))
     refused = compare_cli(paired.runs["off"], partial)
     assert refused.exit_code == 2 and "--allow-incomplete" in refused.output
-    report = json.loads(compare_cli(paired.runs["off"], partial, "--json", "--allow-incomplete").output)
+    paired_on_complete = compare_cli(paired.runs["off"], partial, "--json", "--allow-incomplete")
+    report = json.loads(paired_on_complete.stdout)
     assert report["n_targets"] == 5 and report["dropped_targets"] == ["alpha__inc"]
+    assert paired_on_complete.exit_code == 1  # a comparison on part of the targets is incomplete
+    assert "incomplete: 1 targets left out; resume the runs" in paired_on_complete.stderr
 
 
 def test_a_finished_run_resumes_without_any_model_call(paired, tmp_path):

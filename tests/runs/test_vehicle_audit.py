@@ -220,7 +220,7 @@ def test_cli_writes_the_report_and_prints_tables(release, tmp_path):
     ("args", "message"),
     [
         (["--memory", "nope"], r"unknown memory system 'nope'; available: .*\bbm25\b"),
-        (["--memory", "bm25", "--top-k", "0"], "at least 1"),
+        (["--memory", "bm25", "--top-k", "0"], "each from 1 to 1000"),
         (["--memory", "bm25", "--scenarios", "51"], "outside scenarios"),
         (["--memory", "bm25", "--memory-option", "nonsense"], "KEY=VALUE"),
         (["--memory", "bm25", "--memory-option", "rrf_k=3"], "rrf_k"),

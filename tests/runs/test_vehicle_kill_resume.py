@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 
 from execmem.llm.fake_server import FakeServer, with_latency
 from execmem.runs.files import read_jsonl
@@ -39,6 +40,21 @@ def _command(base_url: str, folder, data) -> list[str]:
     ]
 
 
+def _kill_after(process: subprocess.Popen, folder, launched: float, rng: random.Random) -> float:
+    """Seconds to wait before the kill: from the start one time in four (a kill during start-up or
+    while config.json is written), else a moment into the episodes, counted from when this process
+    rewrote config.json, so that a slow start on a busy machine does not get every attempt killed
+    before its first episode."""
+    if rng.random() < 0.25:
+        return rng.uniform(0.3, 2.0)
+    config = folder / "config.json"
+    while process.poll() is None and time.time() - launched < 60:
+        if config.exists() and config.stat().st_mtime >= launched:
+            break
+        time.sleep(0.02)
+    return rng.uniform(0.1, 1.0)
+
+
 def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
     with FakeServer(oracle) as server:
         reference = run_vehicle(
@@ -54,11 +70,12 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
     kills = 0
     with FakeServer(with_latency(oracle, 0.04)) as server:
         for _ in range(40):
+            launched = time.time()
             process = subprocess.Popen(
                 _command(server.base_url, folder, vehicle_data), stderr=subprocess.PIPE
             )
             # Three kills at random moments, then the run may finish however slow the machine is.
-            limit = rng.uniform(0.8, 1.8) if kills < 3 else 300
+            limit = _kill_after(process, folder, launched, rng) if kills < 3 else 300
             try:
                 process.wait(timeout=limit)
             except subprocess.TimeoutExpired:

@@ -170,7 +170,7 @@ def test_cli_run_and_compare(tmp_path, oracle, vehicle_data):
     assert [r["memory"] for r in rows] == ["gold", "none"]
     assert rows[0]["esm"] == 0.9 and rows[1]["memory_score"] == rows[1]["esm"] / 0.9
     missing = runner.invoke(app, ["vehicle", "compare", str(tmp_path / "nope")])
-    assert missing.exit_code == 2 and "not a finished run folder" in missing.stderr
+    assert missing.exit_code == 2 and "is not a vehicle run folder: config.json is missing" in missing.stderr
 
 
 def test_a_different_runs_folder_is_refused_untouched(tmp_path, oracle, vehicle_data):

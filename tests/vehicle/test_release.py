@@ -357,7 +357,7 @@ def test_cli_verify_ok_and_problems(vehicle_data: Path, server: ThreadingHTTPSer
 
 def test_cli_verify_without_data_explains(clean_env: Path) -> None:
     result = runner.invoke(app, ["data", "verify", "vehicle"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input, as for every command (docs/cli.md)
     assert "execmem data fetch vehicle" in result.stderr and str(clean_env) in result.stderr
 
 

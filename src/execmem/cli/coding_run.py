@@ -16,8 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from execmem.agents.coding.config import SolverConfig
+from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
-from execmem.cli.common import fail
+from execmem.cli.common import check_out_folder, fail, finite
+from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
+from execmem.core.validation import first_error
 from execmem.llm.config import ModelConfig
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 
 _console = Console(stderr=True)
 _RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
+_SECONDS = finite(0, above=True)
 
 
 class Memory(StrEnum):
@@ -48,48 +52,56 @@ def run(
     memory: Annotated[
         Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
     ] = Memory.off,
-    seeds: Annotated[int, typer.Option(help="Episodes per task (sampling seeds 0..N-1).")] = 4,
+    seeds: Annotated[int, typer.Option(min=1, help="Episodes per task (sampling seeds 0..N-1).")] = 4,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
-    temperature: Annotated[float, typer.Option()] = 0.0,
-    max_output_tokens: Annotated[int | None, typer.Option(help="Cap on tokens per reply.")] = None,
-    max_steps: Annotated[int, typer.Option(help="Model calls per episode.")] = 30,
-    max_total_tokens: Annotated[int, typer.Option(help="Input+output tokens per episode.")] = 400_000,
-    time_limit: Annotated[float, typer.Option(help="Seconds of agent time per episode.")] = 900.0,
-    command_timeout: Annotated[float, typer.Option(help="Seconds per bash command.")] = 120.0,
-    context_tokens: Annotated[int, typer.Option(help="Estimated prompt tokens before stopping.")] = 100_000,
-    n_records: Annotated[int, typer.Option(help="Memory records inserted.")] = 3,
-    max_chars: Annotated[int, typer.Option(help="Cap on the memory text, in characters.")] = 2000,
-    concurrency: Annotated[int, typer.Option(help="Episodes in flight.")] = 4,
-    max_retries: Annotated[int, typer.Option(help="Retries of a failing request.")] = 6,
-    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 300.0,
+    temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
+    max_output_tokens: Annotated[int | None, typer.Option(min=1, help="Cap on tokens per reply.")] = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
+    max_total_tokens: Annotated[int, typer.Option(min=1, help="Input+output tokens per episode.")] = 400_000,
+    time_limit: Annotated[
+        float, typer.Option(callback=_SECONDS, help="Seconds of agent time per episode.")
+    ] = 900.0,
+    command_timeout: Annotated[
+        float, typer.Option(callback=_SECONDS, help="Seconds per bash command.")
+    ] = 120.0,
+    context_tokens: Annotated[
+        int, typer.Option(min=1, help="Estimated prompt tokens before stopping.")
+    ] = 100_000,
+    n_records: Annotated[int, typer.Option(min=1, help="Memory records inserted.")] = 3,
+    max_chars: Annotated[int, typer.Option(min=1, help="Cap on the memory text, in characters.")] = 2000,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 4,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failing request.")] = 6,
+    timeout: Annotated[float, typer.Option(callback=_SECONDS, help="Seconds per request.")] = 300.0,
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
     unsafe_local: UnsafeOption = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
+    check_out_folder(out)
     try:
         config = _config(**locals())
     except ValidationError as exc:
-        fail(str(exc))
+        fail(first_error(exc))
     try:
         from execmem.runs.coding import CodingRun  # the executor pulls in the openai SDK: load it only to run
 
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    metrics = _run_with_progress(coding_run, quiet)
+    expected = len(coding_run.tasks) * config.seeds
+    announce_resume(out, expected - len(coding_run.pending()), expected)
+    try:
+        metrics = _run_with_progress(coding_run, quiet)
+    except KeyboardInterrupt:
+        interrupted(coding_run.store, expected)
     episodes = metrics["episodes"]
-    _console.print(
+    say(
         f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
-        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})",
-        soft_wrap=True,
+        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})"
     )
-    if episodes["infra_errors"]:
-        _console.print(
-            f"{episodes['infra_errors']} episodes failed (see infra_errors.jsonl); re-run to retry"
-        )
+    check_complete(episodes, out / "infra_errors.jsonl")
 
 
 def _config(**options) -> CodingRunConfig:
@@ -122,8 +134,8 @@ def _run_with_progress(coding_run: CodingRun, quiet: bool) -> dict:
 def compare(
     runs: Annotated[list[Path], typer.Argument(help="RUN_OFF RUN_RECORD [RUN_IRRELEVANT]")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    n_resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = N_RESAMPLES,
-    bootstrap_seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    n_resamples: Annotated[int, typer.Option(min=1, max=100_000, help="Bootstrap resamples.")] = N_RESAMPLES,
+    bootstrap_seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap.")] = 0,
     allow_incomplete: Annotated[
         bool, typer.Option(help="Pair only targets finished for every seed in every run.")
     ] = False,
@@ -137,8 +149,14 @@ def compare(
         fail(str(exc))
     if as_json:
         typer.echo(json.dumps(report, indent=2))
-        return
-    _print_report(report)
+    else:
+        _print_report(report)
+    if report["dropped_targets"]:
+        say(
+            f"incomplete: {len(report['dropped_targets'])} targets left out; resume the runs (re-run "
+            "their `execmem coding run` commands) for the full comparison"
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 def _print_report(report: dict) -> None:

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, NoReturn, TextIO
+from typing import Annotated, TextIO
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from execmem.cli.boundary import fail
+from execmem.core.atomic import atomic_write
+
+__all__ = [
+    "DataOption",
+    "check_out_file",
+    "check_out_folder",
+    "fail",
+    "finite",
+    "open_output",
+    "print_summary",
+]
 
 DataOption = Annotated[
     Path | None,
@@ -24,22 +39,48 @@ DataOption = Annotated[
 _stderr = Console(stderr=True)
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error to stderr and exit (no traceback for bad input)."""
-    _stderr.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
 @contextlib.contextmanager
-def open_output(path: Path | None) -> Iterator[TextIO]:
-    """stdout, or a file written line by line (lines already written survive a later error)."""
+def open_output(path: Path | None, option: str = "--out") -> Iterator[TextIO]:
+    """stdout, or a file that appears whole when the command succeeds: an error midway leaves no
+    half-written file, and an existing file as it was."""
     if path is None or str(path) == "-":
         yield sys.stdout
         sys.stdout.flush()
         return
+    check_out_file(path, option)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    with atomic_write(path) as handle:
         yield handle
+
+
+def check_out_file(path: Path | None, option: str = "--out") -> None:
+    """Refuse an existing folder given where a file is wanted."""
+    if path is not None and path.is_dir():
+        fail(f"{option} {path} is a folder; give a file name")
+
+
+def check_out_folder(path: Path | None, option: str = "--out") -> None:
+    """Refuse an existing file given where a folder is wanted (before anything is created)."""
+    if path is not None and path.exists() and not path.is_dir():
+        fail(f"{option} {path} is a file; give a folder")
+
+
+def finite(low: float | None = None, high: float | None = None, above: bool = False) -> Callable:
+    """A typer callback for a float option: a finite number (not nan or inf), at least ``low`` (more
+    than ``low`` with ``above``) and at most ``high``."""
+
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        if not math.isfinite(value):
+            raise typer.BadParameter(f"{value} is not a finite number")
+        if low is not None and (value <= low if above else value < low):
+            raise typer.BadParameter(f"{value} must be {'more than' if above else 'at least'} {low}")
+        if high is not None and value > high:
+            raise typer.BadParameter(f"{value} must be at most {high}")
+        return value
+
+    return check
 
 
 def print_summary(summary: dict, title: str) -> None:
@@ -50,7 +91,7 @@ def print_summary(summary: dict, title: str) -> None:
     rows = [("overall", summary["overall"]), *summary["by_reasoning_type"].items()]
     for name, block in rows:
         table.add_row(
-            name,
+            Text(name),
             str(block["n"]),
             f"{block['exact_match']:.3f}",
             *(f"{block[m]['f1']:.3f}" for m in ("field", "value", "tool")),

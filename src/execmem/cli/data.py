@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from execmem.cli.boundary import EXIT_INCOMPLETE, fail
 from execmem.suites.vehicle import release
 
 app = typer.Typer(help="Fetch and verify benchmark data.", no_args_is_help=True)
@@ -27,16 +28,10 @@ class Source(StrEnum):
 SuiteArg = Annotated[str, typer.Argument(help="Benchmark suite (only 'vehicle' for now).")]
 
 
-def _fail(message: str, code: int = 1) -> NoReturn:
-    """One line on stderr, no traceback, non-zero exit."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _check_suite(suite: str) -> None:
     """Only the vehicle suite has a downloadable release."""
     if suite not in SUITES:
-        _fail(f"unknown suite {suite!r}; available: {', '.join(SUITES)}", code=2)
+        fail(f"unknown suite {suite!r}; available: {', '.join(SUITES)}")
 
 
 @app.command("fetch")
@@ -70,7 +65,7 @@ def fetch_command(
     try:
         installed = release.fetch(target, source=source.value, url=url)
     except (release.FetchError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc), EXIT_INCOMPLETE)
     typer.echo(f"installed {len(release.MANIFEST)} verified files in {installed}")
 
 
@@ -88,7 +83,7 @@ def verify_command(
         path = release.resolve_data_dir(data)
         problems = release.verify(path)
     except (release.DataNotFound, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if problems:
         typer.echo(f"{len(problems)} problem(s) in {path}:")
         for problem in problems:

@@ -46,12 +46,16 @@ def parse_memory_options(pairs: list[str] | None) -> dict[str, Any]:
     return options
 
 
+MAX_K = 1000
+
+
 def parse_ks(text: str) -> list[int]:
-    """``1,3,5,10`` -> [1, 3, 5, 10] (sorted, distinct, each at least 1)."""
-    try:
-        ks = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a list of numbers like 1,3,5,10") from None
-    if not ks or ks[0] < 1:
-        raise typer.BadParameter(f"{text!r}: give at least one K, each at least 1")
+    """``1,3,5,10`` -> [1, 3, 5, 10] (sorted, distinct, each from 1 to ``MAX_K``)."""
+    hint = "'--top-k'"
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not all(part.isdigit() and len(part) <= 6 for part in parts):
+        raise typer.BadParameter(f"{text[:40]!r} is not a list of numbers like 1,3,5,10", param_hint=hint)
+    ks = sorted({int(part) for part in parts})
+    if not ks or ks[0] < 1 or ks[-1] > MAX_K:
+        raise typer.BadParameter(f"{text!r}: give at least one K, each from 1 to {MAX_K}", param_hint=hint)
     return ks

@@ -1,4 +1,8 @@
-"""``execmem vehicle``: replay, score and lint on the simulated car."""
+"""``execmem vehicle``: replay, score and lint on the simulated car.
+
+Errors of the input (file, line, field) are raised as the readers' own errors and printed by the
+CLI boundary (``cli/boundary.py``); ``--out`` files appear whole or not at all.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,12 @@ from typing import Annotated, Any
 
 import typer
 
-from execmem.cli.common import DataOption, fail, open_output, print_summary
-from execmem.core.jsonl import JsonlError, dumps, read_jsonl
+from execmem.cli.common import DataOption, check_out_file, open_output, print_summary
+from execmem.core.jsonl import dumps, read_jsonl
 from execmem.suites.vehicle.calls import CallSyntaxError, parse_calls
-from execmem.suites.vehicle.dataset import DatasetError, load_questions
+from execmem.suites.vehicle.dataset import load_questions
 from execmem.suites.vehicle.lint import lint as lint_questions
-from execmem.suites.vehicle.release import DataNotFound, resolve_data_dir
+from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.replay import replay as replay_calls
 from execmem.suites.vehicle.scorebook import InputError, Scorebook, read_predictions
 from execmem.suites.vehicle.summary import summarize
@@ -25,19 +29,15 @@ InputArg = Annotated[Path | None, typer.Argument(help="JSON-lines input file; '-
 OutputOption = Annotated[
     Path | None, typer.Option("--out", "-o", help="Write JSON lines here instead of stdout.")
 ]
-_INPUT_ERRORS = (JsonlError, CallSyntaxError, InputError, DatasetError, DataNotFound, OSError)
 
 
 @app.command()
 def replay(source: InputArg = None, out: OutputOption = None) -> None:
     """Run {"setup": [...], "calls": [...]} lines on a fresh car; print each diff and call result."""
-    try:
-        with open_output(out) as sink:
-            for where, record in read_jsonl(source):
-                setup, calls = _replay_input(where, record)
-                sink.write(dumps(replay_calls(setup, calls)) + "\n")
-    except _INPUT_ERRORS as exc:
-        fail(str(exc))
+    with open_output(out) as sink:
+        for where, record in read_jsonl(source):
+            setup, calls = _replay_input(where, record)
+            sink.write(dumps(replay_calls(setup, calls)) + "\n")
 
 
 def _replay_input(where: str, record: Any) -> tuple[list, list]:
@@ -57,33 +57,28 @@ def score(
     summary: Annotated[Path | None, typer.Option(help="Also write the summary as JSON here.")] = None,
 ) -> None:
     """Score {"id", "scenario", "index", "calls"} lines against the gold answers."""
-    try:
-        book = Scorebook.from_release(resolve_data_dir(data))
-        predictions = list(read_predictions(book, read_jsonl(source)))
-        rows = []
-        with open_output(out) as sink:
-            for row_id, question, calls in predictions:
-                rows.append(book.score_row(question, calls, row_id))
-                sink.write(dumps(rows[-1]) + "\n")
-    except _INPUT_ERRORS as exc:
-        fail(str(exc))
+    check_out_file(out)
+    check_out_file(summary, "--summary")
+    book = Scorebook.from_release(resolve_data_dir(data))
+    predictions = list(read_predictions(book, read_jsonl(source)))
+    rows = [book.score_row(question, calls, row_id) for row_id, question, calls in predictions]
     result = summarize(rows)
+    with open_output(out) as sink:
+        sink.writelines(dumps(row) + "\n" for row in rows)
     if summary:
-        summary.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        with open_output(summary, "--summary") as sink:
+            sink.write(json.dumps(result, indent=2) + "\n")
     print_summary(result, title=f"{len(rows)} predictions scored")
 
 
 @app.command()
 def gold(out: OutputOption = None, data: DataOption = None) -> None:
     """Write the gold calls of every question as score input (score them to see the ceiling)."""
-    try:
-        questions = load_questions(resolve_data_dir(data))
-        with open_output(out) as sink:
-            for q in questions:
-                record = {"id": q.id, "scenario": q.scenario, "index": q.index}
-                sink.write(dumps({**record, "calls": [c.to_json() for c in q.gold_calls]}) + "\n")
-    except _INPUT_ERRORS as exc:
-        fail(str(exc))
+    questions = load_questions(resolve_data_dir(data))
+    with open_output(out) as sink:
+        for q in questions:
+            record = {"id": q.id, "scenario": q.scenario, "index": q.index}
+            sink.write(dumps({**record, "calls": [c.to_json() for c in q.gold_calls]}) + "\n")
 
 
 @app.command()
@@ -92,10 +87,7 @@ def lint(
     as_json: Annotated[bool, typer.Option("--json", help="Print findings as JSON lines.")] = False,
 ) -> None:
     """Report gold answers that fail, change nothing, or contradict each other."""
-    try:
-        findings = lint_questions(load_questions(resolve_data_dir(data)))
-    except _INPUT_ERRORS as exc:
-        fail(str(exc))
+    findings = lint_questions(load_questions(resolve_data_dir(data)))
     if as_json:
         for finding in findings:
             sys.stdout.write(dumps(finding.to_json()) + "\n")

@@ -11,9 +11,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from execmem.agents.vehicle.memory_system import MemorySetupError
-from execmem.cli.common import DataOption, fail
+from execmem.cli.common import DataOption, check_out_folder, fail
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
     Window,
@@ -24,7 +25,7 @@ from execmem.cli.memory_options import (
 from execmem.cli.vehicle import app
 from execmem.cli.vehicle_run import parse_scenarios
 from execmem.core.protocols import MemorySystem
-from execmem.memory import MemoryRegistryError, MissingExtraError
+from execmem.memory import MemoryRegistryError, MissingExtraError, memory_factory
 from execmem.runs.audit_scoring import METRICS
 from execmem.runs.vehicle_audit import AUDIT_FILE, AuditConfig, open_audit_memory, run_audit
 from execmem.suites.vehicle.dataset import DatasetError
@@ -41,6 +42,10 @@ _ERRORS = (
     ValidationError,
 )
 _stderr = Console(stderr=True)
+ORACLE_NOTE = (
+    "Each cell: the search with the question's query (in brackets: with the oracle query, the "
+    "question's gold-memory events without dates, the retriever's ceiling)."
+)
 
 
 @app.command()
@@ -63,7 +68,9 @@ def audit(
     """Search every question with its query and with its gold memory; score evidence recall@K,
     value coverage@K, noise@K and MemToken@K against the history lines the gold memory came from."""
     chosen = parse_scenarios(scenarios)
+    check_out_folder(out)
     try:
+        memory_factory(memory)  # an unknown name or a missing extra, before any folder is made
         config = AuditConfig(
             memory=memory,
             memory_options=parse_memory_options(memory_option),
@@ -101,14 +108,18 @@ def headline_k(ks: list[int]) -> int:
 def print_audit(report: dict[str, Any], ks: list[int], seconds: float) -> None:
     """Overall numbers per K, then each reasoning type at the headline K."""
     overall = report["overall"]
-    table = Table(title=f"{report['config']['memory']}: retrieval audit, overall (oracle query in brackets)")
+    table = Table(
+        title=Text(f"{report['config']['memory']}: retrieval audit, overall"),
+        caption=ORACLE_NOTE,
+        caption_justify="left",
+    )
     for column in ("K", "evidence recall", "value coverage", "noise", "MemToken"):
         table.add_column(column, justify="right")
     for k in ks:
         table.add_row(str(k), *(_pair(overall, f"{metric}@{k}") for metric in METRICS))
     Console().print(table)
     k = headline_k(ks)
-    by_type = Table(title=f"by reasoning type @{k}")
+    by_type = Table(title=f"by reasoning type @{k}", caption=ORACLE_NOTE, caption_justify="left")
     for column in ("reasoning type", "evidence recall", "value coverage", "noise", "MemToken"):
         if column == "reasoning type":
             by_type.add_column(column, no_wrap=True)

@@ -1,9 +1,8 @@
-"""``execmem vehicle run`` and ``execmem vehicle compare``."""
+"""``execmem vehicle run``."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,9 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from execmem.cli.common import DataOption, fail, print_summary
+from execmem.cli.common import DataOption, check_out_folder, fail, finite, print_summary
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
     Window,
@@ -21,11 +19,11 @@ from execmem.cli.memory_options import (
     parse_memory_options,
     windowing,
 )
+from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
 from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
-from execmem.runs.compare import CompareError, compare_rows, load_run
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError
+from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError, check_condition
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
@@ -42,12 +40,21 @@ def parse_scenarios(text: str) -> list[int]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
         if not match:
-            raise typer.BadParameter(f"{part!r} is not a number or a range like 1-50")
-        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+            raise typer.BadParameter(f"{part[:40]!r} is not a number or a range like 1-50", param_hint=_HINT)
+        low, high = _number(match.group(1)), _number(match.group(2) or match.group(1))
         if not 1 <= low <= high <= 50:
-            raise typer.BadParameter(f"{part!r} is outside scenarios 1-50")
+            raise typer.BadParameter(f"{part[:40]!r} is outside scenarios 1-50", param_hint=_HINT)
         chosen.update(range(low, high + 1))
+    if not chosen:
+        raise typer.BadParameter(f"{text!r} names no scenario; e.g. 1-50 or 1,3,7-9", param_hint=_HINT)
     return sorted(chosen)
+
+
+_HINT = "'--scenarios'"
+
+
+def _number(digits: str) -> int:
+    return int(digits) if len(digits) <= 6 else 10**6  # longer ones are out of range anyway
 
 
 def _slug(text: str) -> str:
@@ -67,12 +74,16 @@ def run(
     ] = "OPENAI_API_KEY",
     scenarios: Annotated[str, typer.Option(help="Scenarios, e.g. 1-50 or 1,3,7-9.")] = "1-50",
     out: Annotated[Path | None, typer.Option(help="Run folder (default runs/vehicle-MEMORY-MODEL).")] = None,
-    max_connections: Annotated[int, typer.Option(help="Concurrent requests to the endpoint.")] = 16,
-    max_steps: Annotated[int, typer.Option(help="Model calls per episode.")] = 10,
-    context_tokens: Annotated[int, typer.Option(help="Prompt budget for full-history memory.")] = 100_000,
-    max_retries: Annotated[int, typer.Option(help="Retries of a failing request.")] = 6,
-    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 120.0,
-    temperature: Annotated[float, typer.Option()] = 0.0,
+    max_connections: Annotated[int, typer.Option(min=1, help="Concurrent requests to the endpoint.")] = 16,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 10,
+    context_tokens: Annotated[
+        int, typer.Option(min=1, help="Prompt budget for full-history memory.")
+    ] = 100_000,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failing request.")] = 6,
+    timeout: Annotated[
+        float, typer.Option(callback=finite(0, above=True), help="Seconds per request.")
+    ] = 120.0,
+    temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
     cache_dir: Annotated[Path | None, typer.Option(help="Share response and memory caches here.")] = None,
     data: DataOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
@@ -105,7 +116,9 @@ def run(
         cache_dir=cache_dir,
     )
     folder = out or Path("runs") / f"vehicle-{_slug(memory)}-{_slug(model)}"
+    check_out_folder(folder)
     try:
+        check_condition(memory)  # before anything is created
         from execmem.runs.vehicle import (
             VehicleRun,  # the executor pulls in the openai SDK: load it only to run
         )
@@ -113,11 +126,15 @@ def run(
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
-    metrics = _run_with_progress(vehicle_run, quiet)
+    expected = len(vehicle_run.questions)
+    announce_resume(folder, expected - len(vehicle_run.pending()), expected)
+    try:
+        metrics = _run_with_progress(vehicle_run, quiet)
+    except KeyboardInterrupt:
+        interrupted(vehicle_run.store, expected)
     episodes = metrics["episodes"]
     print_summary(metrics, title=f"{folder}: {episodes['finished']}/{episodes['expected']} episodes")
-    if episodes["infra_errors"]:
-        _console.print(f"{episodes['infra_errors']} episodes hit infrastructure errors; re-run to retry them")
+    check_complete(episodes, folder / "infra_errors.jsonl")
 
 
 def _memory_options(memory: str, window: Window | None, lines: int, pairs: list[str] | None) -> dict:
@@ -136,40 +153,3 @@ def _run_with_progress(vehicle_run: VehicleRun, quiet: bool) -> dict:
     with Progress(*columns, console=_console, disable=quiet) as progress:
         task = progress.add_task("episodes", total=pending)
         return asyncio.run(vehicle_run.run(lambda _record: progress.advance(task)))
-
-
-@app.command()
-def compare(
-    runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
-    gold: Annotated[
-        Path | None, typer.Option(help="The gold run for MemoryScore (default: a gold run given).")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON lines.")] = False,
-) -> None:
-    """A table of runs: ESM, F1s, MemoryScore (ESM / gold ESM, same model), MemToken."""
-    try:
-        summaries = [load_run(folder) for folder in runs]
-        rows = compare_rows(summaries, load_run(gold) if gold else None)
-    except CompareError as exc:
-        fail(str(exc))
-    if as_json:
-        for row in rows:
-            typer.echo(json.dumps(row))
-        return
-    table = Table()
-    for column in ("run", "memory", "model", "n", "ESM", "value F1", "tool F1", "MemoryScore", "MemToken"):
-        table.add_column(column)
-    for r in rows:
-        score = "-" if r["memory_score"] is None else f"{r['memory_score']:.3f}"
-        table.add_row(
-            r["run"],
-            r["memory"],
-            r["model"],
-            str(r["n"]),
-            f"{r['esm']:.3f}",
-            f"{r['value_f1']:.3f}",
-            f"{r['tool_f1']:.3f}",
-            score,
-            f"{r['memtoken']:.0f}",
-        )
-    Console().print(table)

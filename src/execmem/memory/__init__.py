@@ -9,6 +9,7 @@ from execmem.memory.registry import (
     UnknownMemoryError,
     available_memories,
     create_memory,
+    memory_factory,
 )
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "UnknownMemoryError",
     "available_memories",
     "create_memory",
+    "memory_factory",
 ]

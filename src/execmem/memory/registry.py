@@ -9,6 +9,8 @@ fails on an import, the error says ``pip install "execmem[dense]"``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
@@ -55,15 +57,34 @@ def available_memories() -> list[str]:
     return sorted(_discover())
 
 
-def create_memory(name: str, **config: Any) -> MemorySystem:
-    """Build the memory system registered as ``name`` with ``config`` (keyword arguments)."""
+def memory_factory(name: str) -> Callable[..., Any]:
+    """The factory registered as ``name``, imported; UnknownMemoryError (listing the valid names) or
+    MissingExtraError (naming the extra) when it cannot be had. Creates nothing, so commands call
+    it to check a name before they make any folder."""
     points = _discover()
     point = points.get(name)
     if point is None:
         valid = ", ".join(sorted(points)) or "none installed"
         raise UnknownMemoryError(f"unknown memory system {name!r}; available: {valid}")
+    with _extra_hint(name, point):
+        return point.load()
+
+
+def create_memory(name: str, **config: Any) -> MemorySystem:
+    """Build the memory system registered as ``name`` with ``config`` (keyword arguments)."""
+    factory = memory_factory(name)
+    with _extra_hint(name, _discover()[name]):
+        memory = factory(**config)
+    if not isinstance(memory, MemorySystem):
+        raise TypeError(f"memory system {name!r} did not return a MemorySystem: {memory!r}")
+    return memory
+
+
+@contextmanager
+def _extra_hint(name: str, point: EntryPoint) -> Iterator[None]:
+    """An ImportError of a system with an extras marker becomes a MissingExtraError naming it."""
     try:
-        memory = point.load()(**config)
+        yield
     except MissingExtraError:
         raise
     except ImportError as exc:
@@ -72,9 +93,6 @@ def create_memory(name: str, **config: Any) -> MemorySystem:
         raise MissingExtraError(
             f"memory system {name!r}", _package(point), ",".join(point.extras), exc
         ) from exc
-    if not isinstance(memory, MemorySystem):
-        raise TypeError(f"memory system {name!r} ({point.value}) did not return a MemorySystem: {memory!r}")
-    return memory
 
 
 def _package(point: EntryPoint) -> str:

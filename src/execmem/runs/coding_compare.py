@@ -8,7 +8,6 @@ difference with its bootstrap interval and the targets gained and lost.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,14 @@ from typing import Any
 import numpy as np
 
 from execmem.runs.coding_config import FIXED_FIELDS
-from execmem.runs.coding_store import episode_id
-from execmem.runs.files import read_jsonl
+from execmem.runs.coding_store import EPISODE_SCHEMA, episode_id
+from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem
+from execmem.runs.files import DamagedFileError, read_json_document
 from execmem.runs.paired_stats import N_RESAMPLES, gained_lost, paired_bootstrap, target_rates
 
 ROLES = ("off", "record", "irrelevant")
 _COST = ("input_tokens", "output_tokens", "steps")
+_MANIFEST_SCHEMA = {"memory.condition": str, "seeds": list, "tasks.order": list}
 
 
 class CompareError(ValueError):
@@ -40,11 +41,18 @@ class CodingRunData:
 
 
 def load_coding_run(folder: Path) -> CodingRunData:
+    """A coding run folder; CompareError naming the file (and line) when it cannot be read."""
     path = folder / "manifest.json"
     if not path.is_file():
         raise CompareError(f"{folder} is not a coding run folder: manifest.json is missing")
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    episodes = {e["id"]: e for e in read_jsonl(folder / "episodes.jsonl")}
+    try:
+        manifest = read_json_document(path)
+        episodes = {e["id"]: e for e in checked_lines(folder / "episodes.jsonl", EPISODE_SCHEMA)}
+    except (DamagedFileError, RunFolderError) as exc:
+        raise CompareError(str(exc)) from None
+    problem = schema_problem(manifest, _MANIFEST_SCHEMA) if isinstance(manifest, dict) else "not an object"
+    if problem:
+        raise CompareError(f"{path}: not a coding run manifest ({problem})")
     return CodingRunData(folder, manifest, episodes)
 
 

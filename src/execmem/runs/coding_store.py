@@ -13,15 +13,27 @@ workspaces/          episode folders while they run (removed after scoring unles
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from execmem.runs.coding_config import FIXED_FIELDS
-from execmem.runs.episode_log import EpisodeLog, open_identity_document
+from execmem.runs.episode_log import NUMBER, EpisodeLog, Schema
 from execmem.runs.files import JsonlAppender, write_json_atomic
 from execmem.runs.vehicle_config import identity_mismatch
 
 _COMPARED = (*FIXED_FIELDS, "memory", "manifest_version")
+EPISODE_SCHEMA: Schema = {
+    "id": str,
+    "resolved": (bool, int),
+    "end_reason": str,
+    **{
+        key: NUMBER
+        for key in ("steps", "input_tokens", "output_tokens", "commands", "agent_s", "memory_chars")
+    },
+    "model_errors": dict,
+}
+"""What metrics and compare read from each line of episodes.jsonl."""
 
 
 def episode_id(instance_id: str, seed: int) -> str:
@@ -35,10 +47,9 @@ def manifest_problems(saved: dict[str, Any], current: dict[str, Any], fields=_CO
 
 class CodingRunStore(EpisodeLog):
     def __init__(self, folder: Path, manifest: dict[str, Any]) -> None:
-        self.manifest = open_identity_document(
-            folder / "manifest.json", manifest, lambda saved: manifest_problems(saved, manifest)
-        )
-        super().__init__(folder)
+        problems = partial(manifest_problems, current=manifest)
+        super().__init__(folder, "manifest.json", manifest, problems, EPISODE_SCHEMA)
+        self.manifest = self.document
         (folder / "trajectories").mkdir(exist_ok=True)
 
     def save_memory(self, memories: dict[str, dict[str, Any]]) -> None:

@@ -2,7 +2,9 @@
 
 A kill at any moment leaves every file readable: documents are replaced
 atomically, and a JSON-lines file loses at most a torn last line, which is
-cut off before anything new is appended.
+cut off before anything new is appended. Anything else that cannot be read
+(a damaged line in the middle, a document that is not JSON) is a
+:class:`DamagedFileError` naming the file and line, never a guess.
 """
 
 from __future__ import annotations
@@ -13,28 +15,74 @@ import time
 from pathlib import Path
 from typing import Any
 
+from execmem.core.atomic import atomic_write
+
 
 def write_json_atomic(path: Path, document: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with atomic_write(path) as handle:
         json.dump(document, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+
+
+class DamagedFileError(ValueError):
+    """A run file that cannot be read; the message names the file (and line) and what is wrong."""
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The complete records of a JSON-lines file (a torn last line is ignored)."""
+    """The complete records of a JSON-lines file (a torn last line is ignored); DamagedFileError
+    for a complete line that is not a JSON object."""
+    return [record for _, record in read_jsonl_lines(path)]
+
+
+def read_jsonl_lines(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(path:line, record)`` for the complete records of a JSON-lines file."""
     if not path.exists():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        if not line.endswith("\n"):
+    for line_no, line in enumerate(_read_bytes(path).splitlines(keepends=True), start=1):
+        if not line.endswith(b"\n"):
             break  # torn by a kill mid-write
         if line.strip():
-            records.append(json.loads(line))
+            where = f"{path}:{line_no}"
+            records.append((where, _record(line, where)))
     return records
+
+
+def _record(line: bytes, where: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # not UTF-8 or not JSON, absurdly deep or long
+        raise DamagedFileError(f"{where}: damaged line ({_why(exc)})") from None
+    if not isinstance(record, dict):
+        raise DamagedFileError(f"{where}: damaged line (a JSON {type(record).__name__}, not an object)")
+    return record
+
+
+def read_json_document(path: Path) -> Any:
+    """A JSON document of a run folder; DamagedFileError when it is not readable JSON."""
+    try:
+        return json.loads(_read_bytes(path).decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise DamagedFileError(f"{path}: not readable JSON ({_why(exc)})") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise DamagedFileError(f"{path}: a folder where a file should be") from None
+    except PermissionError:
+        raise DamagedFileError(f"{path}: permission denied") from None
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg}, line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 at byte {exc.start}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
 
 
 class JsonlAppender:
@@ -56,8 +104,7 @@ class JsonlAppender:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        os.write(self._fd, data)
+        os.write(self._fd, _line(record))
         self._dirty = self.durable
         if self._dirty and time.monotonic() - self._synced_at >= self.sync_interval_s:
             self.sync()
@@ -71,6 +118,13 @@ class JsonlAppender:
     def close(self) -> None:
         self.sync()
         os.close(self._fd)
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    try:
+        return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (say, in a model's reply) stays escaped
+        return (json.dumps(record) + "\n").encode("ascii")
 
 
 def _cut_torn_tail(path: Path) -> None:

@@ -10,31 +10,57 @@ trajectories.jsonl   each episode's full message list (a long scenario memory is
 
 from __future__ import annotations
 
-import json
 import platform
 from pathlib import Path
 from typing import Any
 
 from execmem import __version__
-from execmem.runs.episode_log import (
-    EpisodeLog,
-    Problems,
-    now,
-    open_identity_document,
-    saved_document,
-)
-from execmem.runs.files import JsonlAppender, read_jsonl, write_json_atomic
+from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, now, saved_document
+from execmem.runs.files import JsonlAppender, read_json_document, read_jsonl, write_json_atomic
 from execmem.runs.vehicle_config import VehicleRunConfig, identity_mismatch
+
+CONFIG_FILE = "config.json"
+# What a vehicle run makes in its folder before its store opens: the response cache and memory state.
+OWN_FILES = (
+    "responses.sqlite",
+    "responses.sqlite-wal",
+    "responses.sqlite-shm",
+    "memory-system",
+    "memory-builds",
+)
+
+EPISODE_SCHEMA: Schema = {
+    "id": str,
+    "scenario": int,
+    "index": int,
+    "reasoning_type": str,
+    "exact_match": NUMBER,
+    **{
+        f"{metric}.{part}": NUMBER
+        for metric in ("field", "value", "tool")
+        for part in ("precision", "recall", "f1")
+    },
+    **{key: NUMBER for key in ("n_calls", "steps", "input_tokens", "output_tokens", "memory_tokens")},
+    "model_errors": dict,
+    "end_reason": str,
+}
+"""What metrics and compare read from each line of episodes.jsonl."""
 
 
 def check_resumable(folder: Path, config: VehicleRunConfig) -> dict[str, Any] | None:
     """The saved config of the run in ``folder`` (None if there is none yet); RunFolderError,
-    before anything is written there, when the folder holds a run with a different identity."""
-    return saved_document(folder / "config.json", _identity_problems(config.identity()))
+    before anything is written there, when the folder is busy, foreign, unreadable, or holds a run
+    with a different identity."""
+    return saved_document(folder / CONFIG_FILE, _identity_problems(config.identity()), OWN_FILES)
 
 
 def _identity_problems(identity: dict[str, Any]) -> Problems:
-    return lambda saved: identity_mismatch(saved["identity"], identity)
+    def problems(saved: dict[str, Any]) -> list[str]:
+        if not isinstance(saved.get("identity"), dict):
+            return ["its config.json has no 'identity'"]
+        return identity_mismatch(saved["identity"], identity)
+
+    return problems
 
 
 class RunStore(EpisodeLog):
@@ -46,8 +72,8 @@ class RunStore(EpisodeLog):
             "versions": {"execmem": __version__, "python": platform.python_version()},
             "started_at": now(),
         }
-        open_identity_document(folder / "config.json", document, _identity_problems(document["identity"]))
-        super().__init__(folder)
+        problems = _identity_problems(document["identity"])
+        super().__init__(folder, CONFIG_FILE, document, problems, EPISODE_SCHEMA, OWN_FILES)
         self._trajectories = JsonlAppender(folder / "trajectories.jsonl", durable=False)
 
     def save_memory(self, scenario: int, record: dict[str, Any]) -> None:
@@ -59,7 +85,7 @@ class RunStore(EpisodeLog):
         folder = self.folder / "memory"
         if not folder.exists():
             return {}
-        return {int(p.stem.split("-")[1]): json.loads(p.read_text()) for p in folder.glob("scenario-*.json")}
+        return {int(p.stem.split("-")[1]): read_json_document(p) for p in folder.glob("scenario-*.json")}
 
     def save_trajectory(self, record: dict[str, Any]) -> None:
         """Written before the episode line, which is the commit point of an episode."""
@@ -69,5 +95,6 @@ class RunStore(EpisodeLog):
         return {t["id"]: t for t in read_jsonl(self.folder / "trajectories.jsonl")}
 
     def close(self) -> None:
+        if not self._closed:
+            self._trajectories.close()
         super().close()
-        self._trajectories.close()

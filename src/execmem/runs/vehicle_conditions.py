@@ -13,7 +13,7 @@ from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemC
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
 from execmem.agents.vehicle.summary import RecursiveSummary
 from execmem.core.protocols import Model
-from execmem.memory import MissingExtraError, available_memories
+from execmem.memory import MissingExtraError, available_memories, memory_factory
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import load_history
 
@@ -45,13 +45,25 @@ def make_condition(
     if name == "key-value":
         cache = BuildCache(build_root, name, config.model.model, KV_PROMPT_VERSION)
         return KeyValueCondition(model, history, cache)
+    check_condition(name)
+    return system_condition(config, data_dir, run_folder)
+
+
+def check_condition(name: str) -> None:
+    """UnknownCondition for a name that is neither a protocol A condition nor a registered memory
+    system, ConditionError when the system's extra is not installed; creates nothing."""
+    if name in PROTOCOL_A:
+        return
     systems = available_memories()
-    if name in systems:
-        return system_condition(config, data_dir, run_folder)
-    raise UnknownCondition(
-        f"unknown memory condition {name!r}; choose one of {', '.join(PROTOCOL_A)} (protocol A) "
-        f"or a registered memory system: {', '.join(systems) or 'none installed'}"
-    )
+    if name not in systems:
+        raise UnknownCondition(
+            f"unknown memory condition {name!r}; choose one of {', '.join(PROTOCOL_A)} (protocol A) "
+            f"or a registered memory system: {', '.join(systems) or 'none installed'}"
+        )
+    try:
+        memory_factory(name)
+    except MissingExtraError as exc:
+        raise ConditionError(str(exc)) from exc
 
 
 def system_condition(config: VehicleRunConfig, data_dir: Path, run_folder: Path) -> MemorySystemCondition:

@@ -7,7 +7,6 @@ the field, taken from pydantic's error locations.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Iterable
 from datetime import datetime
@@ -15,6 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from execmem.core.atomic import atomic_write
+from execmem.core.jsonl import JsonlError, loads, read_jsonl
+from execmem.core.validation import first_error
 
 JUNIT_PLACEHOLDER = "{junit}"
 REPO_PLACEHOLDER = "{repo}"
@@ -53,9 +56,9 @@ class CodingTask(BaseModel):
     def _json_string_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             try:
-                return json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"not a JSON list ({exc.msg})") from None
+                return loads(value, "not a JSON list")
+            except JsonlError as exc:
+                raise ValueError(str(exc)) from None
         return value
 
     @field_validator("test_cmd")
@@ -80,42 +83,31 @@ class CodingTask(BaseModel):
 def load_tasks(path: Path) -> list[CodingTask]:
     """Every task of a JSON-lines file; blank lines are skipped."""
     tasks: dict[str, CodingTask] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_no}"
-            task = _parse_line(line, where)
+    try:
+        for where, record in read_jsonl(path):
+            task = _parse_record(record, where)
             if task.instance_id in tasks:
                 raise TaskFileError(f"{where}: field instance_id: duplicate {task.instance_id!r}")
             tasks[task.instance_id] = task
+    except JsonlError as exc:
+        raise TaskFileError(str(exc)) from None
+    except OSError as exc:
+        raise TaskFileError(f"{path}: cannot read ({exc.strerror})") from None
     return list(tasks.values())
 
 
-def _parse_line(line: str, where: str) -> CodingTask:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
+def _parse_record(record: Any, where: str) -> CodingTask:
     if not isinstance(record, dict):
         raise TaskFileError(f"{where}: expected a JSON object, got {type(record).__name__}")
     try:
         return CodingTask.model_validate(record)
     except ValidationError as exc:
-        raise TaskFileError(f"{where}: {_first_error(exc)}") from None
-
-
-def _first_error(exc: ValidationError) -> str:
-    errors = exc.errors()
-    first = errors[0]
-    field = ".".join(str(part) for part in first["loc"]) or "<record>"
-    more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-    return f"field {field}: {first['msg']}{more}"
+        raise TaskFileError(f"{where}: {first_error(exc)}") from None
 
 
 def dump_tasks(tasks: Iterable[CodingTask], path: Path) -> None:
     """Write tasks as JSON lines (lists stay lists; ``created_at`` in ISO format)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    with atomic_write(path) as handle:
         for task in tasks:
             handle.write(task.model_dump_json(exclude_none=True) + "\n")

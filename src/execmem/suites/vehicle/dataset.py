@@ -7,13 +7,13 @@ one ``[YYYY-MM-DD HH:MM] Speaker: text`` line per turn.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from execmem.core.jsonl import JsonlError, decode_utf8, loads
 from execmem.suites.vehicle.calls import CallSyntaxError, ToolCall, parse_call_string
 
 SCENARIOS = range(1, 51)
@@ -73,11 +73,9 @@ def load_questions(data_dir: Path, scenarios: Any = SCENARIOS) -> list[Question]
 def _load_scenario_questions(data_dir: Path, scenario: int) -> tuple[Question, ...]:
     path = qa_path(data_dir, scenario)
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"{path}: file not found") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        payload = loads(_read_text(path), str(path))
+    except JsonlError as exc:
+        raise DatasetError(str(exc)) from None
     items = payload.get(QUESTION_KEY) if isinstance(payload, dict) else None
     if not isinstance(items, list):
         raise DatasetError(f"{path}: field {QUESTION_KEY!r}: expected a list of questions")
@@ -111,15 +109,24 @@ def _string_field(where: str, item: dict[str, Any], key: str) -> str:
 def load_history(data_dir: Path, scenario: int) -> list[HistoryLine]:
     """The dialogue of one scenario, one record per non-blank line."""
     path = history_path(Path(data_dir), scenario)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(f"{path}: file not found") from None
+    raw = _read_text(path)
     lines = []
     for line_no, line in enumerate(raw.splitlines(), start=1):
         if line.strip():
             lines.append(_history_line(path, scenario, line_no, line))
     return lines
+
+
+def _read_text(path: Path) -> str:
+    """A release file as text; DatasetError naming the file when it is missing, unreadable or not UTF-8."""
+    try:
+        return decode_utf8(path.read_bytes(), str(path))
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: file not found") from None
+    except JsonlError as exc:
+        raise DatasetError(str(exc)) from None
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def _history_line(path: Path, scenario: int, line_no: int, line: str) -> HistoryLine:

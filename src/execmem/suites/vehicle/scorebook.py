@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,8 @@ def read_predictions(
     for where, record in records:
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object")
+        for key in ("scenario", "index"):
+            _require_integer(where, key, record.get(key))
         try:
             question = book.question(record.get("scenario"), record.get("index"))
         except KeyError as exc:
@@ -66,3 +69,21 @@ def read_predictions(
         except CallSyntaxError as exc:
             raise InputError(f"{where}: field {exc}") from None
         yield record.get("id"), question, calls
+
+
+def _require_integer(where: str, key: str, value: Any) -> None:
+    """Question numbers are JSON integers: ``true`` or ``1.0`` would silently equal 1 in a lookup."""
+    if type(value) is not int:
+        shown = "missing" if value is None else f"{json.dumps(value)[:40]} ({_json_type(value)})"
+        raise InputError(f"{where}: field {key!r}: expected an integer, got {shown}")
+
+
+def _json_type(value: Any) -> str:
+    names = {
+        bool: "a boolean",
+        float: "a decimal number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }
+    return names.get(type(value), type(value).__name__)

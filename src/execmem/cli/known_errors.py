@@ -1,0 +1,54 @@
+"""The errors a command reports as ``error: <message>`` (exit 2): each is raised for bad input or
+an unusable environment, with a message that already names the file, line, field or option."""
+
+from __future__ import annotations
+
+from execmem.agents.vehicle.memory_system import MemorySetupError
+from execmem.core.jsonl import JsonlError
+from execmem.llm.errors import InfraError
+from execmem.memory import MemoryRegistryError, MissingExtraError
+from execmem.runs.coding_compare import CompareError as CodingCompareError
+from execmem.runs.compare import CompareError
+from execmem.runs.episode_log import RunFolderError
+from execmem.runs.files import DamagedFileError
+from execmem.runs.vehicle_conditions import ConditionError
+from execmem.suites.coding.builder import BuildError
+from execmem.suites.coding.environment import EnvironmentBuildError
+from execmem.suites.coding.gitrepo import GitError
+from execmem.suites.coding.pypi import SdistError
+from execmem.suites.coding.records import RecordError
+from execmem.suites.coding.sandbox import SandboxUnavailable
+from execmem.suites.coding.sources import SourceError
+from execmem.suites.coding.tasks import TaskFileError
+from execmem.suites.vehicle.calls import CallSyntaxError
+from execmem.suites.vehicle.dataset import DatasetError
+from execmem.suites.vehicle.evidence import EvidenceError
+from execmem.suites.vehicle.release import DataNotFound, FetchError
+from execmem.suites.vehicle.scorebook import InputError
+
+KNOWN_ERRORS: tuple[type[Exception], ...] = (
+    JsonlError,
+    CallSyntaxError,
+    InputError,
+    DatasetError,
+    DataNotFound,
+    FetchError,
+    EvidenceError,
+    RunFolderError,
+    DamagedFileError,
+    CompareError,
+    CodingCompareError,
+    ConditionError,
+    MemoryRegistryError,
+    MissingExtraError,
+    MemorySetupError,
+    InfraError,
+    TaskFileError,
+    RecordError,
+    SandboxUnavailable,
+    SdistError,
+    EnvironmentBuildError,
+    BuildError,
+    SourceError,
+    GitError,
+)
