@@ -55,6 +55,28 @@ class Environment:
         """The variables that put this venv first for a command."""
         return {"PATH": f"{self.bin_dir}:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": str(self.venv)}
 
+    def interpreter_prefix(self) -> Path | None:
+        """Where the venv's base interpreter lives (``home`` in ``pyvenv.cfg``, one level up)."""
+        config = self.venv / "pyvenv.cfg"
+        if not config.is_file():
+            return None
+        for line in config.read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                return Path(value.strip()).resolve().parent
+        return None
+
+    def readonly_paths(self) -> list[Path]:
+        """What a sandboxed command needs to use this environment: the venv and its interpreter.
+
+        The interpreter's prefix is bound read-only at its own path (e.g. a pyenv build under a
+        mode-700 home): nothing else of that home becomes visible.
+        """
+        prefix = self.interpreter_prefix()
+        if prefix is None or prefix.is_relative_to("/usr"):  # system folders are bound anyway
+            return [self.venv]
+        return [self.venv, prefix]
+
 
 class Recipe(Protocol):
     """What an environment is keyed on and built from (a ``CodingTask`` is one)."""

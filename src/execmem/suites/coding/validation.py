@@ -50,13 +50,10 @@ def validate_task(
     *,
     cache_dir: Path | None = None,
     unsafe_local: bool = False,
-    hidden_paths: list[Path] | None = None,
     timeout_s: float = 600.0,
 ) -> TaskCheck:
     """Prepare an episode, score it unpatched, apply the gold patch, score it again."""
-    episode = prepare_episode(
-        task, root, env_cache, unsafe_local=unsafe_local, cache_dir=cache_dir, hidden_paths=hidden_paths
-    )
+    episode = prepare_episode(task, root, env_cache, unsafe_local=unsafe_local, cache_dir=cache_dir)
     try:
         buggy = episode.evaluate(timeout_s)
         gold = _evaluate_gold(task, episode, timeout_s)
