@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
 
+from execmem.suites.coding.launcher import Identity
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.sandbox import BubblewrapSandbox, SandboxConfig
 from tests.coding.conftest import needs_bwrap
@@ -171,3 +175,28 @@ def _listen(address: str) -> socket.socket:
     server.bind(address)
     server.listen()
     return server
+
+
+@pytest.fixture
+def user_folder():
+    """A folder of uid 65534 that it can reach (pytest's own tmp folders are private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="execmem-user-"))
+    os.chmod(folder, 0o755)
+    os.chown(folder, 65534, 65534)
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to play an unprivileged harness")
+def test_a_harness_that_is_not_root_gets_the_same_jail(user_folder):
+    """The launcher a normal user's machine uses (no user switch), run here as uid 65534."""
+    folder = user_folder
+    box = BubblewrapSandbox()
+    box.who, box.setpriv = Identity(65534, 65534, switch=False), None
+    command = "grep -E '^Cap(Eff|Bnd)' /proc/self/status; unshare -U true; echo $?; mount -o remount,rw /usr"
+    argv = box.argv(command + "; touch made; ls /work", folder)
+    as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+    done = subprocess.run(as_user, capture_output=True, text=True, cwd="/", check=False, timeout=30)
+    assert done.stdout.split() == ["CapEff:", "0000000000000000", "CapBnd:", "0000000000000000", "1"]
+    assert "must be superuser" in done.stderr and "cannot access '/work'" in done.stderr
+    assert (folder / "made").stat().st_uid == 65534
