@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from execmem.suites.coding.environment import Environment
 from execmem.suites.coding.integrity import diff_problems, report_problems
 from execmem.suites.coding.protected import dropped_paths, scored_diff, why_dropped
 from execmem.suites.coding.reports import CaseResult
+from execmem.suites.coding.selection import Selection
 from execmem.suites.coding.tasks import CodingTask
 from tests.coding.conftest import task_record
 
@@ -35,6 +37,11 @@ def test_a_missing_declared_test_needs_a_collection_error():
     assert "leaves out tests/test_calc.py::test_sub" in report_problems(TASK, only_add, 0, HONEST)[0]
     broken = cases(**{"tests/test_calc.py": "error"})
     assert report_problems(TASK, broken, 2, "1 error in 0.1s\n") == []
+
+
+def test_an_internal_error_of_pytest_is_a_failed_run_not_a_forgery():
+    crashed = cases(**{"pytest.py::internal": "error"})
+    assert report_problems(TASK, crashed, 3, "no tests ran in 0.39s\n") == []
 
 
 def test_a_clean_report_must_agree_with_the_exit_code_and_the_summary():
@@ -89,3 +96,23 @@ def test_the_scored_diff_keeps_only_the_library_change():
     dropped = dropped_paths(TASK, diff)
     assert dropped == ["conftest.py", "sitecustomize.py"]
     assert scored_diff(diff, dropped) == fix
+
+
+def test_the_environment_plugins_are_loaded_by_name_and_cannot_be_shadowed(tmp_path):
+    site = tmp_path / "env" / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "pytest_cov-5.0.0.dist-info").mkdir(parents=True)
+    (site / "pytest_cov-5.0.0.dist-info" / "entry_points.txt").write_text(
+        "[pytest11]\npytest_cov = pytest_cov.plugin\n"
+    )
+    (site / "six-1.16.0.dist-info").mkdir()
+    plugins = Environment(tmp_path / "env", 0.0, reused=True).pytest_plugins()
+    assert plugins == ["pytest_cov.plugin"]
+    selection = Selection(tmp_path / "harness", "execmem_select_x", tuple(plugins))
+    variables = selection.variables({"PYTHONPATH": "/repo/src", "PYTEST_ADDOPTS": "-x"})
+    assert variables["PYTEST_ADDOPTS"] == "-x -p pytest_cov.plugin -p execmem_select_x"
+    assert variables["PYTHONPATH"] == f"/repo/src:{tmp_path / 'harness'}"
+    assert variables["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+    diff = "diff --git a/pytest_cov/plugin.py b/pytest_cov/plugin.py\nnew file mode 100644\n"
+    diff += "--- /dev/null\n+++ b/pytest_cov/plugin.py\n@@ -0,0 +1 @@\n+x = 1\n"
+    assert dropped_paths(TASK, diff, plugins) == ["pytest_cov/plugin.py"]
+    assert dropped_paths(TASK, diff) == []

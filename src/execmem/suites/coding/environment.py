@@ -13,6 +13,7 @@ rebuilt.
 
 from __future__ import annotations
 
+import configparser
 import fcntl
 import hashlib
 import json
@@ -65,6 +66,20 @@ class Environment:
             if key.strip() == "home" and value.strip():
                 return Path(value.strip()).resolve().parent
         return None
+
+    def pytest_plugins(self) -> list[str]:
+        """Modules of the pytest plugins installed in the venv (its ``pytest11`` entry points).
+
+        Evaluation turns plugin autoload off and loads exactly these: the environment is ours, while
+        autoload would also take plugins from metadata files an agent added to the repository.
+        """
+        modules: set[str] = set()
+        for path in self.venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
+            parser = configparser.ConfigParser(interpolation=None, delimiters=("=",))
+            parser.read(path, encoding="utf-8")
+            if parser.has_section("pytest11"):
+                modules.update(value.split(":")[0].strip() for value in parser["pytest11"].values())
+        return sorted(modules)
 
     def readonly_paths(self) -> list[Path]:
         """What a sandboxed command needs to use this environment: the venv and its interpreter.

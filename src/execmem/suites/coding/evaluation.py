@@ -5,9 +5,9 @@ As SWE-bench does it, with more care for reports that could be forged:
 1. a fresh copy of the base commit (``eval-*/repo``), so what is scored is exactly the reported diff;
 2. the agent's diff applied minus test files, test configuration and start-up hooks (``protected``);
 3. the task's test files restored (left at the base) and ``test_patch`` applied;
-4. the test command run in the sandbox with plugin autoload disabled and a one-off plugin that
-   keeps only the declared tests (``selection``), writing its JUnit report into a fresh folder
-   outside the repository (``eval-*/report-<random>``);
+4. the test command run in the sandbox with plugin autoload disabled (the environment's own plugins
+   loaded by name) and a one-off plugin that keeps only the declared tests (``selection``), writing
+   its JUnit report into a fresh folder outside the repository (``eval-*/report-<random>``);
 5. the report checked against the run (``integrity``): one that names other tests than the
    declared ones, disagrees with pytest's exit code or summary, or comes with a diff that reaches
    into the test runner makes the evaluation *suspect*, and a suspect evaluation never resolves.
@@ -94,7 +94,7 @@ def evaluate(task: CodingTask, episode: Episode, timeout_s: float = 600.0) -> Ev
 
 def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
     diff = episode.diff(binary=True)
-    dropped = dropped_paths(task, diff)
+    dropped = dropped_paths(task, diff, episode.environment.pytest_plugins())
     scored = scored_diff(diff, dropped)
     repo = folder / "repo"
     export_tree(episode.repo, episode.base_sha, repo)
@@ -107,7 +107,7 @@ def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
 def _run_tests(
     task: CodingTask, episode: Episode, folder: Path, staged: _Staged, timeout_s: float, start: float
 ) -> Evaluation:
-    selection = write_selection(folder / "harness", task.test_ids())
+    selection = write_selection(folder / "harness", task.test_ids(), episode.environment.pytest_plugins())
     reports = folder / f"report-{secrets.token_hex(8)}"
     reports.mkdir()
     report = reports / "junit.xml"

@@ -24,17 +24,19 @@ from execmem.suites.coding.tasks import CodingTask
 
 _COUNT = r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
 SUMMARY = re.compile(rf"^=*\s*{_COUNT}(?:, {_COUNT})* in [\d.]+s(?: \([\d:]+\))?\s*=*$")
+INTERNAL_ERROR = "pytest.py::internal"  # pytest's testcase for an INTERNALERROR (classname "pytest")
 RUNNER_HOOKS = re.compile(r"_pytest|pytest_(?:runtest|collect|sessionfinish|configure|report)|junit", re.I)
 
 
 def report_problems(task: CodingTask, cases: list[CaseResult], exit_code: int, stdout: str) -> list[str]:
     """Why this report cannot be believed (empty when it can)."""
     declared = set(task.test_ids())
-    named = {case.test_id for case in cases if "::" in case.test_id}
+    named = {case.test_id for case in cases if "::" in case.test_id} - {INTERNAL_ERROR}
     broken_files = {case.test_id for case in cases if "::" not in case.test_id}
     problems = [f"the report names {test_id}, which was not selected" for test_id in sorted(named - declared)]
+    crashed = any(case.test_id == INTERNAL_ERROR for case in cases)  # pytest broke: nothing more to judge
     for test_id in sorted(declared - named):
-        if test_id.split("::", 1)[0] not in broken_files:
+        if test_id.split("::", 1)[0] not in broken_files and not crashed:
             problems.append(f"the report leaves out {test_id} with no collection error for its file")
     clean = all(case.outcome in ("passed", "skipped") for case in cases)
     if clean and cases and exit_code != 0:

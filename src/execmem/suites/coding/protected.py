@@ -11,7 +11,8 @@ change how the tests run or are reported is dropped too:
   ``[tool:pytest]``, ``[pytest]`` and ``[tool.pytest.ini_options]``; the whole file is dropped);
 - start-up hooks (``sitecustomize.py``, ``usercustomize.py``, ``*.pth``) and plugin metadata
   (``entry_points.txt``);
-- anything that would shadow the test runner (``pytest``, ``_pytest``, ``pluggy``, ``py`` modules).
+- anything that would shadow the test runner (``pytest``, ``_pytest``, ``pluggy``, ``py`` modules) or one
+  of the environment's pytest plugins.
 
 Dropping only ever removes agent changes: a fix in library code is never touched.
 """
@@ -40,13 +41,15 @@ def protected_test_files(task: CodingTask) -> list[str]:
     return sorted(files)
 
 
-def dropped_paths(task: CodingTask, diff: str) -> list[str]:
-    """The files of ``diff`` that are not applied when scoring (in diff order)."""
+def dropped_paths(task: CodingTask, diff: str, plugins: list[str] | None = None) -> list[str]:
+    """The files of ``diff`` that are not applied when scoring (in diff order); ``plugins`` are the
+    environment's pytest plugin modules, which the diff must not shadow either."""
     own = set(protected_test_files(task))
-    return [path for path in changed_paths(diff) if path in own or why_dropped(path) is not None]
+    runner = RUNNER_MODULES | {module.split(".")[0] for module in plugins or []}
+    return [path for path in changed_paths(diff) if path in own or why_dropped(path, runner) is not None]
 
 
-def why_dropped(path: str) -> str | None:
+def why_dropped(path: str, runner: set[str] = RUNNER_MODULES) -> str | None:
     """Why an agent change to ``path`` is not scored, or None when it is."""
     pure = PurePosixPath(path)
     name = pure.name
@@ -57,7 +60,7 @@ def why_dropped(path: str) -> str | None:
     if any(fnmatch(name, pattern) for pattern in TEST_FILES) or TEST_FOLDERS & set(pure.parts[:-1]):
         return "test file"
     modules = {*pure.parts[:-1], pure.stem if name.endswith(".py") else name}
-    if modules & RUNNER_MODULES:
+    if modules & runner:
         return "shadows the test runner"
     return None
 

@@ -5,7 +5,8 @@ fresh for each run under an unguessable module name in a folder the sandbox
 sees read-only, deselects every collected test that is not in FAIL_TO_PASS or
 PASS_TO_PASS. An honest report therefore names exactly the declared tests,
 which is what the consistency check (``integrity``) holds it to. Plugin
-autoload is disabled, so no plugin comes from files the agent could have added.
+autoload is disabled, so no plugin comes from files the agent could have added;
+the plugins installed in the task environment (ours) are loaded by name.
 """
 
 from __future__ import annotations
@@ -32,26 +33,28 @@ def pytest_collection_modifyitems(config, items):
 
 @dataclass(frozen=True)
 class Selection:
-    """The plugin's folder (bind it read-only) and its module name."""
+    """The plugin's folder (bind it read-only), its module name, and the environment's own plugins."""
 
     folder: Path
     module: str
+    plugins: tuple[str, ...] = ()
 
     def variables(self, base: dict[str, str]) -> dict[str, str]:
-        """``base`` with the plugin on the path and in the pytest options, autoload off."""
+        """``base`` with the plugin on the path, it and the environment's plugins loaded, autoload off."""
         values = dict(base)
         path = values.get("PYTHONPATH")
         values["PYTHONPATH"] = f"{path}:{self.folder}" if path else str(self.folder)
+        loads = " ".join(f"-p {module}" for module in (*self.plugins, self.module))
         options = values.get("PYTEST_ADDOPTS")
-        values["PYTEST_ADDOPTS"] = f"{options} -p {self.module}" if options else f"-p {self.module}"
+        values["PYTEST_ADDOPTS"] = f"{options} {loads}" if options else loads
         values["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         return values
 
 
-def write_selection(folder: Path, test_ids: list[str]) -> Selection:
-    """Write the plugin keeping ``test_ids`` into ``folder`` (created)."""
+def write_selection(folder: Path, test_ids: list[str], plugins: list[str] | None = None) -> Selection:
+    """Write the plugin keeping ``test_ids`` into ``folder`` (created); ``plugins`` are loaded too."""
     folder.mkdir(parents=True)
     module = f"execmem_select_{secrets.token_hex(8)}"
     source = PLUGIN_SOURCE.replace("{declared!r}", repr(sorted(test_ids)))
     (folder / f"{module}.py").write_text(source, encoding="utf-8")
-    return Selection(folder, module)
+    return Selection(folder, module, tuple(plugins or ()))
