@@ -149,6 +149,13 @@ def test_validate_task_accepts_good_and_rejects_broken_tasks(pristine, env_cache
     )
 
 
+def test_validate_task_names_a_gold_run_whose_report_is_suspect(pristine, env_cache, tmp_path):
+    echo_summary = pytest_command(["tests"]) + " && echo '2 passed in 0.01s'"  # a second summary line
+    check = validate_task(make_task(pristine, test_cmd=echo_summary), tmp_path, env_cache)
+    assert not check.ok and check.failing_before == 1
+    assert check.reason == "gold test run is suspect: pytest's output has 2 summary lines, expected one"
+
+
 def test_git_source_exports_only_the_base_commit(pristine, env_cache, tmp_path):
     upstream = tmp_path / "upstream"
     subprocess.run(["cp", "-r", str(pristine), str(upstream)], check=True)

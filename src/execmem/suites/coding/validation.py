@@ -95,6 +95,8 @@ def _reason(task: CodingTask, buggy: Evaluation, gold: Evaluation, failing: int,
         return f"PASS_TO_PASS fails before the fix: {buggy.failing(task.PASS_TO_PASS)[0]}"
     if gold.error:
         return f"gold test run: {gold.error}"
+    if gold.suspect:
+        return f"gold test run is suspect: {gold.suspect_reasons[0]}"
     if not gold.resolved:
         return f"gold patch leaves failing: {gold.failing(task.test_ids())[0]}"
     return "ok"
