@@ -22,8 +22,8 @@ from execmem.cli.coding import app
 from execmem.llm.fake_server import FakeServer, scripted
 from execmem.runs.files import read_jsonl
 from tests.coding.conftest import needs_bwrap
+from tests.coding.forgeries import CONFIGS, FLIP_HOOK, REWRITE_REPORT
 from tests.coding.paired_support import bash, make_tasks
-from tests.coding.test_evaluation_forgery import CONFIGS, FLIP_HOOK, REWRITE_REPORT
 
 pytestmark = needs_bwrap
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -6,6 +6,7 @@ broken cap makes a test fail, never the machine hang.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,7 @@ def test_limits_are_declared():
     description = capped(processes=64, tmpfs_mib=16).describe()
     assert description["limits"]["processes"] == 64 and description["limits"]["tmpfs_mib"] == 16
     assert description["user_namespace"] and description["capabilities"] == "none"
+    expected = 65534 if os.geteuid() == 0 else os.getuid()
+    assert description["runs_as"]["uid"] == expected and description["runs_as"]["switched_from_root"] == (
+        os.geteuid() == 0
+    )

@@ -117,8 +117,7 @@ class BubblewrapSandbox:
             "kind": "bubblewrap",
             "bwrap": self.bwrap,
             "version": _bwrap_version(self.bwrap),
-            "uid": self.who.uid,
-            "gid": self.who.gid,
+            "runs_as": {"uid": self.who.uid, "gid": self.who.gid, "switched_from_root": self.who.switch},
             "user_namespace": True,
             "capabilities": "none",
             **self.config.settings(),
@@ -128,7 +127,7 @@ class BubblewrapSandbox:
 def outer_args(
     config: SandboxConfig, who: Identity, workdir: Path, writable: list[Path], readonly: list[Path]
 ) -> list[str]:
-    """The outer ``bwrap``: namespaces, the allow-listed mounts, the cwd and a cleared environment."""
+    """The outer ``bwrap``: namespaces, the allow-listed mounts and a cleared environment."""
     args = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net"]
     args += ["--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
     if who.switch:
