@@ -16,6 +16,7 @@ from execmem.llm.config import ModelConfig
 from execmem.runs.coding import CodingRun
 from execmem.runs.coding_compare import CodingRunData, paired_report
 from execmem.runs.coding_config import CodingRunConfig, file_sha256
+from execmem.runs.coding_metrics import compute_metrics
 from execmem.runs.episode_log import RunFolderError
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.tasks import load_tasks
@@ -36,7 +37,7 @@ def test_the_shipped_set_with_a_subset_is_declared_and_pinned(tmp_path):
     assert [task.instance_id for task in run.tasks] == [BUILTIN_IDS[2], BUILTIN_IDS[5]]  # file order
     tasks = json.loads((tmp_path / "run" / "manifest.json").read_text())["tasks"]
     assert tasks == {
-        "file_sha256": file_sha256(builtin_tasks_path()), "only": chosen, "limit": 2,
+        "file_sha256": file_sha256(builtin_tasks_path()), "only": sorted(chosen), "limit": 2,
         "order": [BUILTIN_IDS[2], BUILTIN_IDS[5]],
     }  # fmt: skip
     run.store.close()
@@ -83,3 +84,18 @@ def test_compare_warns_when_the_interval_rests_on_few_targets(n_targets, warned)
     assert bool(report["warnings"]) is warned
     if warned:
         assert f"rest on {n_targets} targets (fewer than 20)" in report["warnings"][0]
+
+
+def test_suspect_episodes_never_count_as_resolved_and_are_counted_apart():
+    honest = {"resolved": True, "end_reason": "submitted", "model_errors": {}}
+    costs = ("steps", "input_tokens", "output_tokens", "commands", "agent_s", "memory_chars")
+    honest |= dict.fromkeys(costs, 1)
+    suspect = honest | {"evaluation_suspect": True, "suspect_reasons": ["forged"]}
+    metrics = compute_metrics([honest, suspect], [], 2)
+    assert (metrics["resolved"], metrics["resolved_rate"], metrics["evaluation_suspect"]) == (1, 0.5, 1)
+    runs = [fake_run(role, 20, np.ones(20, dtype=bool)) for role in ("off", "record")]
+    runs[1].episodes["t0@0"]["evaluation_suspect"] = True
+    report = paired_report(runs, n_resamples=200)
+    assert report["conditions"]["record"]["evaluation_suspect"] == 1
+    assert report["conditions"]["record"]["resolved_rate"] == pytest.approx(19 / 20)
+    assert report["effects"][0]["lost"] == 1

@@ -90,7 +90,7 @@ def build_manifest(
         },
         "tasks": {
             "file_sha256": task_sha256,
-            "only": config.only,
+            "only": sorted(config.only),
             "limit": config.limit,
             "order": [t.instance_id for t in tasks],
         },
