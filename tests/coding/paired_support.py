@@ -2,7 +2,7 @@
 
 Two tiny packages (``alpha``, ``beta``), each with three tasks built through the
 real task format: one injected bug per task in ``<pkg>/core.py``, caught by a
-pytest test. Their environments reuse the host's pytest through a ``.pth`` file,
+pytest test. Their environments get a copy of the host's pytest (see ``INSTALL``),
 so nothing is downloaded. :class:`MemoryOracle` fixes a task only when the
 memory slot of the first user message names the file the fix touches.
 """
@@ -36,12 +36,26 @@ TESTS = (
     "def test_neg():\n    assert neg(3) == -3\n"
 )
 HOST_SITE = str(Path(_pytest.__file__).resolve().parents[1])
-INSTALL = [
-    "python -c "
-    + shlex.quote(
-        f"import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'host.pth').write_text({HOST_SITE!r})"
-    )
-]
+COPY_PYTEST = f"""
+import importlib.metadata as metadata, shutil, site, sys
+from pathlib import Path
+target = Path(site.getsitepackages()[0])
+sys.path.insert(0, {HOST_SITE!r})
+wanted, done = ["pytest"], set()
+while wanted:  # pytest and its unconditional requirements
+    dist = metadata.distribution(wanted.pop())
+    done.add(dist.metadata["Name"].lower())
+    for requirement in dist.requires or []:
+        name = requirement.replace(" ", "").split(";")[0].split("<")[0].split(">")[0].split("=")[0]
+        if ";" not in requirement and name.lower() not in done:
+            wanted.append(name)
+    for file in dist.files:
+        (target / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(dist.locate_file(file), target / file)
+"""
+INSTALL = ["python -c " + shlex.quote(COPY_PYTEST)]
+"""Copies the host's pytest (and what it needs) into the venv: nothing is downloaded, and the sandbox,
+which shows only the venv and the system, still finds it."""
 
 
 def make_repo(root: Path, pkg: str) -> Path:

@@ -124,12 +124,15 @@ def test_compare_cli_prints_the_table_and_the_json(paired):
     assert result.exit_code == 0, result.output
     assert "record - off" in result.output and "irrelevant - off" in result.output
     as_json = compare_cli(*(paired.runs[role] for role in ROLES), "--json", "--bootstrap-seed", "3")
-    report = json.loads(as_json.output)
+    report = json.loads(as_json.stdout)
     assert report["bootstrap"]["seed"] == 3 and report["n_targets"] == 6
+    assert report["small_sample"] and "rest on 6 targets (fewer than 20)" in report["warnings"][0]
+    assert "warning: the intervals rest on 6 targets" in as_json.stderr  # stdout stays one JSON document
+    assert "warning: the intervals rest on 6 targets" in result.stderr
     assert effect(report, "record - off")["estimate"] == pytest.approx(4 / 6)
     two_run = compare_cli(paired.runs["off"], paired.runs["record"], "--json")
     assert two_run.exit_code == 0, two_run.output
-    two = json.loads(two_run.output)
+    two = json.loads(two_run.stdout)
     assert [e["comparison"] for e in two["effects"]] == ["record - off"]
 
 

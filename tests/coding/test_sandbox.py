@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from execmem.suites.coding import bubblewrap as bubblewrap_module
 from execmem.suites.coding import sandbox as sandbox_module
 from execmem.suites.coding.process import CappedBuffer
 from execmem.suites.coding.sandbox import (
@@ -128,35 +129,30 @@ def test_public_address_fails_fast(bwrap, episode_dir):
 @needs_bwrap
 def test_writes_outside_the_episode_folder_fail(bwrap, episode_dir, tmp_path):
     tag = uuid.uuid4().hex[:8]
-    home_target = Path.home() / f".execmem-escape-{tag}"
-    targets = [
-        REPO_ROOT / f"escape-{tag}",
-        home_target,
-        Path(f"/etc/escape-{tag}"),
-        Path(f"/usr/escape-{tag}"),
-    ]
+    unseen = [REPO_ROOT / f"escape-{tag}", Path.home() / f".execmem-escape-{tag}"]
+    readonly = [Path(f"/etc/escape-{tag}"), Path(f"/usr/escape-{tag}")]
     sibling = tmp_path / f"sibling-{tag}"
-    command = "; ".join(f"touch {target}" for target in [*targets, sibling]) + "; echo done > inside.txt"
-    result = bwrap.run(command, episode_dir, 20)
-    for target in targets:
-        if not target.is_relative_to("/tmp"):  # under /tmp a write lands in the sandbox's private tmpfs
-            assert f"cannot touch '{target}': Read-only file system" in result.stderr
-    for target in [*targets, sibling]:
+    command = "; ".join(f"touch {target}" for target in [*unseen, *readonly, sibling])
+    result = bwrap.run(command + "; echo done > inside.txt", episode_dir, 20)
+    for target in unseen:  # not in the sandbox at all
+        assert f"cannot touch '{target}': No such file or directory" in result.stderr
+    for target in readonly:
+        assert f"cannot touch '{target}': Read-only file system" in result.stderr
+    for target in [*unseen, *readonly, sibling]:
         assert not target.exists(), target  # the sibling was written to the sandbox's private /tmp only
     assert (episode_dir / "inside.txt").read_text() == "done\n"
     still_works(bwrap, episode_dir)
 
 
 @needs_bwrap
-def test_protected_git_folder_and_hidden_paths(episode_dir, tmp_path):
-    secret = tmp_path / "secret"
-    secret.mkdir()
-    (secret / "gold.patch").write_text("the answer")
+def test_protected_git_folder(episode_dir):
     (episode_dir / ".git").mkdir()
-    box = BubblewrapSandbox(SandboxConfig(hidden_paths=[secret]))
-    result = box.run(f"cat {secret}/gold.patch; rm -rf .git; touch .git/x; ls -a", episode_dir, 20)
-    assert "the answer" not in result.stdout
-    assert (episode_dir / ".git").is_dir() and not (episode_dir / ".git" / "x").exists()
+    (episode_dir / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    box = BubblewrapSandbox(SandboxConfig())
+    result = box.run("rm -rf .git; touch .git/x; echo evil > .git/HEAD; ls -a", episode_dir, 20)
+    assert ".git" in result.stdout.split()
+    assert (episode_dir / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert not (episode_dir / ".git" / "x").exists()
 
 
 @needs_bwrap
@@ -270,16 +266,32 @@ def test_relative_workdir_is_refused():
 def test_bwrap_argv_has_the_promised_isolation(tmp_path):
     venv = tmp_path / "venv"
     venv.mkdir()
-    argv = BubblewrapSandbox(SandboxConfig(readonly_paths=[venv])).argv("true", tmp_path / "ep")
+    config = SandboxConfig(readonly_paths=[venv])
+    argv = BubblewrapSandbox(config).argv("true", tmp_path / "ep")
     joined = " ".join(argv)
+    assert argv[0].endswith("prlimit") and "--ro-bind / /" not in joined  # an allow-list, not all of /
     for flag in (
-        "--ro-bind / /",
-        "--tmpfs /tmp",
+        "--ro-bind /usr /usr",
+        "--perms 1777 --size 268435456 --tmpfs /tmp",
+        "--size 268435456 --tmpfs /dev/shm",
         f"--ro-bind {venv} {venv}",
+        f"--bind {tmp_path / 'ep'} {tmp_path / 'ep'}",
         "--unshare-net",
         "--unshare-pid",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop ALL",
+        "--nproc=",
+        "--as=4294967296",
     ):
-        assert flag in joined
-    assert f"--bind {tmp_path / 'ep'} {tmp_path / 'ep'}" in joined
+        assert flag in joined, flag
     assert "--die-with-parent" in argv and "--new-session" in argv and "--clearenv" in argv
     assert os.environ.get("PATH", "") not in argv  # the caller's PATH is not passed through
+    if os.geteuid() == 0:
+        assert "--reuid=65534" in argv and "--bounding-set=-all" in argv
+
+
+def test_system_folders_cannot_be_bound_over():
+    for path in ("/", "/tmp", "/usr"):
+        with pytest.raises(ValueError, match="cannot be bound"):
+            bubblewrap_module.bind("--bind", Path(path))

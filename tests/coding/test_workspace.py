@@ -105,14 +105,18 @@ def test_git_history_cannot_be_rewritten_by_the_agent(episode):
 
 
 def test_gold_answers_are_out_of_sight(pristine, env_cache, tmp_path):
+    """Nothing outside the allow-list is there: not the task file, the upstream copy, nor execmem."""
     task_folder = tmp_path / "tasks"
     task_folder.mkdir()
     (task_folder / "tasks.jsonl").write_text("gold patches here")
-    episode = prepare_episode(make_task(pristine), tmp_path / "ep", env_cache, hidden_paths=[task_folder])
+    episode = prepare_episode(make_task(pristine), tmp_path / "ep", env_cache)
     package = Path(execmem.__file__).resolve().parent
-    result = episode.run(f"cat {task_folder}/tasks.jsonl; ls -A {package} | wc -l")
+    result = episode.run(f"cat {task_folder}/tasks.jsonl; ls {pristine} {package}; ls -A {tmp_path}")
     assert "gold patches" not in result.stdout
-    assert result.stdout.strip() == "0"  # execmem (and the task data it ships) is hidden
+    assert f"cat: {task_folder}/tasks.jsonl: No such file or directory" in result.stderr
+    for folder in (pristine, package):
+        assert f"cannot access '{folder}': No such file or directory" in result.stderr
+    assert result.stdout.split() == ["ep"]  # only the path down to this episode exists
     assert episode.run("python -c 'import pytest, calc; print(1)'").stdout == "1\n"  # the venv is still there
 
 
@@ -143,6 +147,13 @@ def test_validate_task_accepts_good_and_rejects_broken_tasks(pristine, env_cache
     assert validate_task(wrong_p2p, tmp_path, env_cache).reason.startswith(
         "PASS_TO_PASS fails before the fix"
     )
+
+
+def test_validate_task_names_a_gold_run_whose_report_is_suspect(pristine, env_cache, tmp_path):
+    echo_summary = pytest_command(["tests"]) + " && echo '2 passed in 0.01s'"  # a second summary line
+    check = validate_task(make_task(pristine, test_cmd=echo_summary), tmp_path, env_cache)
+    assert not check.ok and check.failing_before == 1
+    assert check.reason == "gold test run is suspect: pytest's output has 2 summary lines, expected one"
 
 
 def test_git_source_exports_only_the_base_commit(pristine, env_cache, tmp_path):

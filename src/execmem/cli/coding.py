@@ -93,7 +93,7 @@ def validate(
     checks: list[TaskCheck] = []
     with tempfile.TemporaryDirectory(prefix="execmem-validate-") as scratch:
         for task in tasks:
-            checks.append(_check(task, Path(scratch), env_cache, unsafe_local, tasks_file.resolve().parent))
+            checks.append(_check(task, Path(scratch), env_cache, unsafe_local))
             _stderr.log(f"{task.instance_id}: {checks[-1].reason}")
     _print_checks(checks)
     if stats is not None:
@@ -102,12 +102,10 @@ def validate(
         raise typer.Exit(1)
 
 
-def _check(
-    task: CodingTask, scratch: Path, env_cache: EnvironmentCache, unsafe_local: bool, hide: Path
-) -> TaskCheck:
+def _check(task: CodingTask, scratch: Path, env_cache: EnvironmentCache, unsafe_local: bool) -> TaskCheck:
     """One task's verdict; a task that cannot be prepared is invalid, not a crash of the whole run."""
     try:
-        return validate_task(task, scratch, env_cache, unsafe_local=unsafe_local, hidden_paths=[hide])
+        return validate_task(task, scratch, env_cache, unsafe_local=unsafe_local)
     except SandboxUnavailable as exc:
         fail(str(exc))
     except _TASK_ERRORS as exc:

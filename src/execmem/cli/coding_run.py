@@ -26,6 +26,7 @@ from execmem.runs.coding_compare import CompareError, load_coding_run, paired_re
 from execmem.runs.coding_config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.paired_stats import N_RESAMPLES
+from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from execmem.runs.coding import CodingRun
 
 _console = Console(stderr=True)
+BUILTIN = "builtin"
 _RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
 _SECONDS = finite(0, above=True)
 
@@ -46,9 +48,11 @@ class Memory(StrEnum):
 
 @app.command("run")
 def run(
-    tasks: Annotated[Path, typer.Option(help="Task file (JSON lines).", exists=True, dir_okay=False)],
+    tasks: Annotated[str, typer.Option(help="`builtin` (the shipped set) or a task file (JSON lines).")],
     model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
     out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
+    only: Annotated[str, typer.Option(help="Comma-separated instance ids to run (default: all).")] = "",
+    limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N tasks.")] = None,
     memory: Annotated[
         Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
     ] = Memory.off,
@@ -107,6 +111,7 @@ def run(
 def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
+    only = [name.strip() for name in o.only.split(",") if name.strip()]
     model_config = ModelConfig(
         model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
         max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
@@ -116,11 +121,22 @@ def _config(**options) -> CodingRunConfig:
         command_timeout_s=o.command_timeout, context_tokens=o.context_tokens,
     )  # fmt: skip
     return CodingRunConfig(
-        model=model_config, tasks_file=o.tasks.resolve(), memory=o.memory.value, seeds=o.seeds, solver=solver,
+        model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
+        memory=o.memory.value, seeds=o.seeds, solver=solver,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces,
     )  # fmt: skip
+
+
+def tasks_path(tasks: str) -> Path:
+    """The shipped set for ``builtin``, else the named file (which must exist)."""
+    if tasks == BUILTIN:
+        return builtin_tasks_path()
+    path = Path(tasks).expanduser().resolve()
+    if not path.is_file():
+        fail(f"--tasks: {tasks} is not a file (give a task file, or `{BUILTIN}` for the shipped set)")
+    return path
 
 
 def _run_with_progress(coding_run: CodingRun, quiet: bool) -> dict:
@@ -147,6 +163,8 @@ def compare(
         )
     except CompareError as exc:
         fail(str(exc))
+    for warning in report["warnings"]:  # on stderr, so --json output stays one document
+        _console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     else:
@@ -163,12 +181,12 @@ def _print_report(report: dict) -> None:
     console = Console()
     title = f"{report['n_targets']} targets x {len(report['seeds'])} seeds"
     conditions = Table(title=title)
-    for column in ("memory", "run", "episodes", "resolved", "input tok", "output tok", "steps"):
+    for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
         conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
     for role, c in report["conditions"].items():
         conditions.add_row(
-            role, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", f"{c['mean_input_tokens']:.0f}",
-            f"{c['mean_output_tokens']:.0f}", f"{c['mean_steps']:.1f}",
+            role, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", str(c["evaluation_suspect"]),
+            f"{c['mean_input_tokens']:.0f}", f"{c['mean_output_tokens']:.0f}", f"{c['mean_steps']:.1f}",
         )  # fmt: skip
     console.print(conditions)
     boot = report["bootstrap"]

@@ -23,8 +23,8 @@ from execmem.runs.coding_store import CodingRunStore, episode_id
 from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import memory_for
-from execmem.suites.coding.sandbox import SandboxConfig, make_sandbox
-from execmem.suites.coding.tasks import CodingTask, load_tasks
+from execmem.suites.coding.sandbox import make_sandbox
+from execmem.suites.coding.tasks import CodingTask, load_tasks, select_tasks
 
 EpisodeHook = Callable[[dict[str, Any] | None], None]
 
@@ -36,10 +36,11 @@ class CodingRun:
     def __init__(self, config: CodingRunConfig, folder: Path, coding_cache: Path | None = None) -> None:
         self.config = config
         folder = folder.resolve()
-        self.tasks = load_tasks(config.tasks_file)
-        sandbox_kind = make_sandbox(SandboxConfig(), unsafe_local=config.unsafe_local).describe()["kind"]
-        self.memories = {
-            t.instance_id: memory_for(config.memory, t, self.tasks, config.records) for t in self.tasks
+        every_task = load_tasks(config.tasks_file)
+        self.tasks = select_tasks(every_task, config.only, config.limit)
+        sandbox_kind = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local).describe()["kind"]
+        self.memories = {  # records come from the whole file: a subset changes targets, not history
+            t.instance_id: memory_for(config.memory, t, every_task, config.records) for t in self.tasks
         }
         manifest = build_manifest(config, self.tasks, sandbox_kind, file_sha256(config.tasks_file))
         self.store = CodingRunStore(folder, manifest)
@@ -57,7 +58,7 @@ class CodingRun:
             env_cache=EnvironmentCache((coding_cache or cache_root()) / "envs"),
             unsafe_local=config.unsafe_local,
             eval_timeout_s=config.eval_timeout_s,
-            hidden_paths=_hidden(folder, config.tasks_file),
+            sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
         )
 
@@ -119,9 +120,3 @@ class CodingRun:
     def _failure(self, identifier: str, task: CodingTask, seed: int, kind: str, reason: str, **extra) -> None:
         record = {"id": identifier, "instance_id": task.instance_id, "seed": seed}
         self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": now(), **extra})
-
-
-def _hidden(folder: Path, tasks_file: Path) -> tuple[Path, ...]:
-    """Folders agent commands must not read: the run folder (memory of every target) and the task file's."""
-    paths = {folder, tasks_file.resolve().parent}
-    return tuple(sorted(p for p in paths if p != Path(p.anchor)))

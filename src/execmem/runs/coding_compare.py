@@ -15,12 +15,15 @@ from typing import Any
 import numpy as np
 
 from execmem.runs.coding_config import FIXED_FIELDS
+from execmem.runs.coding_metrics import counts_as_resolved, is_suspect
 from execmem.runs.coding_store import EPISODE_SCHEMA, episode_id
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem
 from execmem.runs.files import DamagedFileError, read_json_document
 from execmem.runs.paired_stats import N_RESAMPLES, gained_lost, paired_bootstrap, target_rates
 
 ROLES = ("off", "record", "irrelevant")
+MIN_TARGETS = 20
+"""Below this many paired targets the bootstrap interval is too rough to lean on (the report warns)."""
 _COST = ("input_tokens", "output_tokens", "steps")
 _MANIFEST_SCHEMA = {"memory.condition": str, "seeds": list, "tasks.order": list}
 
@@ -112,13 +115,16 @@ def paired_targets(runs: list[CodingRunData], allow_incomplete: bool) -> tuple[l
 
 def outcomes(run: CodingRunData, targets: list[str], seeds: list[int]) -> np.ndarray:
     """(targets x seeds) array of resolved (1) / not (0)."""
-    return np.array([[float(run.episodes[episode_id(t, s)]["resolved"]) for s in seeds] for t in targets])
+    return np.array(
+        [[float(counts_as_resolved(run.episodes[episode_id(t, s)])) for s in seeds] for t in targets]
+    )
 
 
 def condition_summary(run: CodingRunData, targets: list[str], seeds: list[int]) -> dict[str, Any]:
     episodes = [run.episodes[episode_id(t, s)] for t in targets for s in seeds]
     summary: dict[str, Any] = {"run": str(run.folder), "episodes": len(episodes)}
     summary["resolved_rate"] = float(target_rates(outcomes(run, targets, seeds)).mean())
+    summary["evaluation_suspect"] = sum(map(is_suspect, episodes))
     for key in _COST:
         summary[f"mean_{key}"] = sum(e[key] for e in episodes) / len(episodes)
     return summary
@@ -148,6 +154,8 @@ def paired_report(
     ]
     return {
         "n_targets": len(targets),
+        "small_sample": len(targets) < MIN_TARGETS,
+        "warnings": _warnings(len(targets)),
         "seeds": seeds,
         "dropped_targets": dropped,
         "conditions": {role: condition_summary(run, targets, seeds) for role, run in by_role.items()},
@@ -155,6 +163,15 @@ def paired_report(
         "bootstrap": {"method": "percentile; targets resampled with replacement", "n_resamples": n_resamples,
                       "seed": seed, "confidence": 0.95},
     }  # fmt: skip
+
+
+def _warnings(n_targets: int) -> list[str]:
+    if n_targets >= MIN_TARGETS:
+        return []
+    return [
+        f"the intervals rest on {n_targets} targets (fewer than {MIN_TARGETS}): "
+        "the bootstrap understates their width; read them as rough"
+    ]
 
 
 def _effect(matrices: dict[str, np.ndarray], on: str, off: str, n_resamples: int, seed: int) -> dict:

@@ -20,6 +20,11 @@ from execmem.suites.coding.sandbox import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 
 MANIFEST_VERSION = 1
+EVALUATION_PROTOCOL = (
+    "fresh base copy; agent diff minus test files, test configuration and start-up hooks; "
+    "task tests restored; only the declared tests run, plugin autoload off; report in a fresh "
+    "folder outside the repository; an inconsistent report is suspect and never resolved"
+)
 FIXED_FIELDS = ("model", "solver", "tools", "sandbox", "evaluation", "tasks", "seeds")
 """Manifest fields that must agree for two runs to be paired (the memory block is compared apart)."""
 
@@ -39,6 +44,9 @@ class CodingRunConfig(BaseModel):
     seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
     solver: SolverConfig = Field(default_factory=SolverConfig)
     records: RecordPolicy = Field(default_factory=RecordPolicy)
+    only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
+    limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     unsafe_local: bool = False
     eval_timeout_s: float = Field(600.0, gt=0)
     concurrency: int = Field(4, ge=1, description="episodes in flight")
@@ -58,7 +66,6 @@ def build_manifest(
 ) -> dict[str, Any]:
     """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
     model = {k: v for k, v in config.model.model_dump().items() if k not in _OPERATIONAL}
-    sandbox_limits = SandboxConfig().model_dump(include={"output_cap"})
     return {
         "manifest_version": MANIFEST_VERSION,
         "suite": "coding",
@@ -73,14 +80,20 @@ def build_manifest(
         "tools": [BASH_SCHEMA],
         "sandbox": {
             "kind": sandbox_kind,
-            **sandbox_limits,
+            **config.sandbox.settings(),
             "command_timeout_s": config.solver.command_timeout_s,
         },
         "evaluation": {
             "timeout_s": config.eval_timeout_s,
             "resolved": "every FAIL_TO_PASS and PASS_TO_PASS test passes on the episode's diff",
+            "protocol": EVALUATION_PROTOCOL,
         },
-        "tasks": {"file_sha256": task_sha256, "order": [t.instance_id for t in tasks]},
+        "tasks": {
+            "file_sha256": task_sha256,
+            "only": sorted(config.only),
+            "limit": config.limit,
+            "order": [t.instance_id for t in tasks],
+        },
         "seeds": config.seed_list(),
         "memory": config.records.describe(config.memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},

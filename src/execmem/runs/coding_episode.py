@@ -19,6 +19,7 @@ from execmem.runs.files import JsonlAppender
 from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.evaluation import Evaluation, evaluate
 from execmem.suites.coding.records import InjectedMemory
+from execmem.suites.coding.sandbox import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 from execmem.suites.coding.workspace import Episode, prepare_episode
 
@@ -34,7 +35,7 @@ class EpisodeSettings:
     env_cache: EnvironmentCache
     unsafe_local: bool = False
     eval_timeout_s: float = 600.0
-    hidden_paths: tuple[Path, ...] = field(default=())
+    sandbox_config: SandboxConfig = field(default_factory=SandboxConfig)
     keep_workspaces: bool = False
 
 
@@ -65,23 +66,15 @@ async def run_episode(
 
 
 def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:
-    hidden = [*settings.hidden_paths, *_local_source(task)]
     episode = prepare_episode(
-        task, settings.workspaces, settings.env_cache, unsafe_local=settings.unsafe_local, hidden_paths=hidden
-    )
+        task, settings.workspaces, settings.env_cache,
+        unsafe_local=settings.unsafe_local, sandbox_config=settings.sandbox_config,
+    )  # fmt: skip
     kind = episode.sandbox.describe()["kind"]
     if kind != settings.sandbox_kind:
         episode.cleanup()
         raise RuntimeError(f"episode sandbox is {kind!r}, the manifest declares {settings.sandbox_kind!r}")
     return episode
-
-
-def _local_source(task: CodingTask) -> list[Path]:
-    """A ``local`` source folder holds the fixed code: the agent must not read it."""
-    path = task.source.get("path")
-    if task.source.get("kind") == "local" and isinstance(path, str):
-        return [Path(path).resolve()]
-    return []
 
 
 def episode_record(
@@ -104,6 +97,8 @@ def episode_record(
         "memory_chars": len(memory.text or ""),
         "memory_sources": list(memory.sources),
         "resolved": evaluation.resolved,
+        "evaluation_suspect": evaluation.suspect,
+        "suspect_reasons": evaluation.suspect_reasons,
         "end_reason": result.end_reason,
         "steps": result.steps,
         "commands": result.commands,
@@ -115,6 +110,7 @@ def episode_record(
         "prepare_s": round(episode.prepare_s, 3),
         "eval_s": round(evaluation.duration_s, 3),
         "eval_error": evaluation.error,
+        "eval_dropped_paths": evaluation.dropped_paths,
         "outcomes": evaluation.outcomes,
         "model_patch": patch,
         "finished_at": now(),

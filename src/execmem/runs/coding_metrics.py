@@ -8,15 +8,26 @@ from typing import Any
 _MEANS = ("steps", "input_tokens", "output_tokens", "commands", "agent_s", "memory_chars")
 
 
+def is_suspect(episode: dict[str, Any]) -> bool:
+    """Whether the episode's test report was doubted (never counted as resolved; older runs: no)."""
+    return bool(episode.get("evaluation_suspect", False))
+
+
+def counts_as_resolved(episode: dict[str, Any]) -> bool:
+    return bool(episode["resolved"]) and not is_suspect(episode)
+
+
 def compute_metrics(
     episodes: list[dict[str, Any]], infra_errors: list[dict[str, Any]], expected: int
 ) -> dict[str, Any]:
-    """Resolved rate over finished episodes, mean cost per episode, end reasons and error counts."""
+    """Resolved rate over finished episodes, suspect evaluations (counted apart, never resolved), mean
+    cost per episode, end reasons and error counts."""
     n = len(episodes)
     metrics: dict[str, Any] = {
         "n": n,
-        "resolved": sum(bool(e["resolved"]) for e in episodes),
-        "resolved_rate": sum(bool(e["resolved"]) for e in episodes) / n if n else 0.0,
+        "resolved": sum(map(counts_as_resolved, episodes)),
+        "resolved_rate": sum(map(counts_as_resolved, episodes)) / n if n else 0.0,
+        "evaluation_suspect": sum(is_suspect(e) for e in episodes),
         "submitted_rate": sum(e["end_reason"] == "submitted" for e in episodes) / n if n else 0.0,
     }
     for key in _MEANS:

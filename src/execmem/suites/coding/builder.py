@@ -32,7 +32,7 @@ from execmem.suites.coding.mutations import Mutation
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.pypi import fetch_sdist, unpack_sdist
 from execmem.suites.coding.repos import RepoSpec, select_repos
-from execmem.suites.coding.sandbox import SandboxConfig, default_hidden_paths, make_sandbox
+from execmem.suites.coding.sandbox import SandboxConfig, make_sandbox
 from execmem.suites.coding.statements import write_statement
 from execmem.suites.coding.tasks import CodingTask
 from execmem.suites.coding.testrun import SuiteRun, SuiteRunner, pytest_command
@@ -152,8 +152,7 @@ class TaskBuilder:
         unpack_sdist(fetch_sdist(spec.package, spec.version, spec.sha256, self.cache_dir), pristine)
         environment = self.env_cache.get(EnvironmentRecipe(spec.repo, spec.version, spec.install()))
         stats.env_build_s, stats.env_reused = environment.build_s, environment.reused
-        hidden = default_hidden_paths(self.cache_dir)
-        config = SandboxConfig(readonly_paths=[environment.venv], hidden_paths=hidden)
+        config = SandboxConfig(readonly_paths=environment.readonly_paths())
         sandbox = make_sandbox(config, unsafe_local=self.config.unsafe_local)
         runner = SuiteRunner(sandbox, environment, spec.env())
         test_cmd = pytest_command(spec.tests, spec.pytest_args)

@@ -13,6 +13,7 @@ rebuilt.
 
 from __future__ import annotations
 
+import configparser
 import fcntl
 import hashlib
 import json
@@ -54,6 +55,42 @@ class Environment:
     def variables(self) -> dict[str, str]:
         """The variables that put this venv first for a command."""
         return {"PATH": f"{self.bin_dir}:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": str(self.venv)}
+
+    def interpreter_prefix(self) -> Path | None:
+        """Where the venv's base interpreter lives (``home`` in ``pyvenv.cfg``, one level up)."""
+        config = self.venv / "pyvenv.cfg"
+        if not config.is_file():
+            return None
+        for line in config.read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                return Path(value.strip()).resolve().parent
+        return None
+
+    def pytest_plugins(self) -> list[str]:
+        """Modules of the pytest plugins installed in the venv (its ``pytest11`` entry points).
+
+        Evaluation turns plugin autoload off and loads exactly these: the environment is ours, while
+        autoload would also take plugins from metadata files an agent added to the repository.
+        """
+        modules: set[str] = set()
+        for path in self.venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
+            parser = configparser.ConfigParser(interpolation=None, delimiters=("=",))
+            parser.read(path, encoding="utf-8")
+            if parser.has_section("pytest11"):
+                modules.update(value.split(":")[0].strip() for value in parser["pytest11"].values())
+        return sorted(modules)
+
+    def readonly_paths(self) -> list[Path]:
+        """What a sandboxed command needs to use this environment: the venv and its interpreter.
+
+        The interpreter's prefix is bound read-only at its own path (e.g. a pyenv build under a
+        mode-700 home): nothing else of that home becomes visible.
+        """
+        prefix = self.interpreter_prefix()
+        if prefix is None or prefix.is_relative_to("/usr"):  # system folders are bound anyway
+            return [self.venv]
+        return [self.venv, prefix]
 
 
 class Recipe(Protocol):

@@ -1,41 +1,56 @@
-"""Scoring an episode: its diff, applied to a clean copy of the base, under the task's tests.
+"""Scoring an episode: its diff, applied to a fresh copy of the base, under the task's tests.
 
-The copy is fresh (base files + the agent's diff), so what is scored is exactly
-the diff that is reported. Agent changes to the task's test files (the files of
-FAIL_TO_PASS / PASS_TO_PASS and those the ``test_patch`` touches) are dropped,
-then ``test_patch`` is applied and ``test_cmd`` runs in the sandbox, writing a
-JUnit report that is parsed into per-test outcomes.
+As SWE-bench does it, with more care for reports that could be forged:
+
+1. a fresh copy of the base commit (``eval-*/repo``), so what is scored is exactly the reported diff;
+2. the agent's diff applied minus test files, test configuration and start-up hooks (``protected``);
+3. the task's test files restored (left at the base) and ``test_patch`` applied;
+4. the test command run in the sandbox with plugin autoload disabled (the environment's own plugins
+   loaded by name) and a one-off plugin that keeps only the declared tests (``selection``), writing
+   its JUnit report into a fresh folder outside the repository (``eval-*/report-<random>``);
+5. the report checked against the run (``integrity``): one that names other tests than the
+   declared ones, disagrees with pytest's exit code or summary, or comes with a diff that reaches
+   into the test runner makes the evaluation *suspect*, and a suspect evaluation never resolves.
 """
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execmem.suites.coding.gitrepo import GitError, apply_patch, changed_paths, export_tree, git
+from execmem.suites.coding.gitrepo import GitError, apply_patch, export_tree, git
+from execmem.suites.coding.integrity import diff_problems, report_problems
 from execmem.suites.coding.process import CommandResult
-from execmem.suites.coding.reports import ReportError, parse_junit, resolved
+from execmem.suites.coding.protected import dropped_paths, protected_test_files, scored_diff
+from execmem.suites.coding.reports import ReportError, outcomes_of, read_cases, resolved
+from execmem.suites.coding.selection import write_selection
 from execmem.suites.coding.tasks import CodingTask
 
 if TYPE_CHECKING:
     from execmem.suites.coding.workspace import Episode
 
-REPORT_NAME = ".execmem-junit.xml"
+__all__ = ["Evaluation", "evaluate", "protected_test_files"]
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Whether the task is resolved, every test's outcome, and what the test run did."""
+    """Whether the task is resolved, every test's outcome, what the run did and why it is doubted."""
 
     resolved: bool
     outcomes: dict[str, str]
     duration_s: float
     error: str | None = None
     result: CommandResult | None = field(default=None, repr=False)
+    suspect_reasons: list[str] = field(default_factory=list)
+    dropped_paths: list[str] = field(default_factory=list)
+
+    @property
+    def suspect(self) -> bool:
+        return bool(self.suspect_reasons)
 
     def failing(self, test_ids: list[str]) -> list[str]:
         return [test_id for test_id in test_ids if self.outcomes.get(test_id) != "passed"]
@@ -44,6 +59,9 @@ class Evaluation:
         run = self.result
         return {
             "resolved": self.resolved,
+            "suspect": self.suspect,
+            "suspect_reasons": self.suspect_reasons,
+            "dropped_paths": self.dropped_paths,
             "duration_s": round(self.duration_s, 3),
             "error": self.error,
             "exit_code": run.exit_code if run else None,
@@ -52,47 +70,65 @@ class Evaluation:
         }
 
 
-def protected_test_files(task: CodingTask) -> list[str]:
-    """Files whose agent edits are ignored when scoring."""
-    files = {test_id.split("::", 1)[0] for test_id in task.test_ids()}
-    files.update(changed_paths(task.test_patch))
-    return sorted(files)
+@dataclass(frozen=True)
+class _Staged:
+    repo: Path
+    scored: str
+    dropped: list[str]
 
 
 def evaluate(task: CodingTask, episode: Episode, timeout_s: float = 600.0) -> Evaluation:
-    """Run the task's tests on the episode's diff in a fresh copy of the base."""
+    """Run the task's declared tests on the episode's diff in a fresh copy of the base."""
     start = time.monotonic()
-    folder = episode.root / f"eval-{uuid.uuid4().hex[:8]}"
+    folder = episode.root / f"eval-{secrets.token_hex(4)}"
     try:
-        _stage(task, episode, folder)
+        staged = _stage(task, episode, folder)
     except GitError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         return Evaluation(False, {}, time.monotonic() - start, error=f"patch did not apply: {exc}")
     try:
-        return _run_tests(task, episode, folder, timeout_s, start)
+        return _run_tests(task, episode, folder, staged, timeout_s, start)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _stage(task: CodingTask, episode: Episode, folder: Path) -> None:
+def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
     diff = episode.diff(binary=True)
-    export_tree(episode.repo, episode.base_sha, folder)
-    git(folder, "init", "-q")  # anchors `git apply` paths at this folder
-    apply_patch(folder, diff, exclude=protected_test_files(task))
-    apply_patch(folder, task.test_patch)
+    dropped = dropped_paths(task, diff, episode.environment.pytest_plugins())
+    scored = scored_diff(diff, dropped)
+    repo = folder / "repo"
+    export_tree(episode.repo, episode.base_sha, repo)
+    git(repo, "init", "-q")  # anchors `git apply` paths at this folder
+    apply_patch(repo, scored)
+    apply_patch(repo, task.test_patch)
+    return _Staged(repo, scored, dropped)
 
 
 def _run_tests(
-    task: CodingTask, episode: Episode, folder: Path, timeout_s: float, start: float
+    task: CodingTask, episode: Episode, folder: Path, staged: _Staged, timeout_s: float, start: float
 ) -> Evaluation:
-    report = folder / REPORT_NAME
-    command = task.test_command(str(report))
-    result = episode.sandbox.run(command, folder, timeout_s, episode.variables(folder))
+    selection = write_selection(folder / "harness", task.test_ids(), episode.environment.pytest_plugins())
+    reports = folder / f"report-{secrets.token_hex(8)}"
+    reports.mkdir()
+    report = reports / "junit.xml"
+    env = selection.variables(episode.variables(staged.repo))
+    result = episode.sandbox.run(
+        task.test_command(str(report)), staged.repo, timeout_s, env,
+        writable=[reports], readonly=[selection.folder],
+    )  # fmt: skip
+
+    def verdict(outcomes: dict[str, str], error: str | None = None, suspect: list[str] | None = None):
+        ok = resolved(task, outcomes) and not suspect and error is None
+        return Evaluation(
+            ok, outcomes, time.monotonic() - start, error, result, suspect or [], staged.dropped
+        )
+
     if not report.is_file():
-        error = "test run timed out" if result.timed_out else "the test command wrote no JUnit report"
-        return Evaluation(False, {}, time.monotonic() - start, error=error, result=result)
+        missing = "test run timed out" if result.timed_out else "the test command wrote no JUnit report"
+        return verdict({}, missing)
     try:
-        outcomes = parse_junit(report, root=folder)
+        cases = read_cases(report, root=staged.repo)
     except ReportError as exc:
-        return Evaluation(False, {}, time.monotonic() - start, error=str(exc), result=result)
-    return Evaluation(resolved(task, outcomes), outcomes, time.monotonic() - start, result=result)
+        return verdict({}, str(exc))
+    suspect = report_problems(task, cases, result.exit_code, result.stdout) + diff_problems(staged.scored)
+    return verdict(outcomes_of(cases), suspect=suspect)

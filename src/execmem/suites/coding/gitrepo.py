@@ -21,6 +21,7 @@ _CONFIG = [
     "-c", "user.email=execmem@localhost",
     "-c", "commit.gpgSign=false",
     "-c", "init.defaultBranch=main",
+    "-c", "safe.directory=*",  # episode folders belong to the sandbox user; their .git is ours
 ]  # fmt: skip
 _FIXED_DATE = "2000-01-01T00:00:00+0000"
 IGNORED = (
@@ -101,11 +102,24 @@ def export_tree(repo: Path, commit: str, dest: Path) -> None:
 
 
 def changed_paths(patch: str) -> list[str]:
-    """The files a unified diff touches (both sides of renames), from its ``diff --git`` or ``+++`` lines."""
+    """The files a unified diff touches (both sides of renames), binary files included."""
     paths: list[str] = []
     for line in patch.splitlines():
-        if line.startswith(("--- a/", "+++ b/")):
-            path = line[6:].split("\t")[0]
+        for path in _paths_of(line):
             if path not in paths:
                 paths.append(path)
     return paths
+
+
+def _paths_of(line: str) -> list[str]:
+    if line.startswith(("--- a/", "+++ b/")):
+        return [line[6:].split("\t")[0]]
+    for prefix in ("rename from ", "rename to ", "copy from ", "copy to "):
+        if line.startswith(prefix):
+            return [line[len(prefix) :]]
+    if line.startswith("diff --git a/"):  # "a/P b/P" when not renamed (binary patches have no ---/+++)
+        sides = line[len("diff --git ") :]
+        half = (len(sides) - 5) // 2
+        if len(sides) % 2 == 1 and sides[2 : 2 + half] == sides[half + 5 :]:
+            return [sides[2 : 2 + half]]
+    return []

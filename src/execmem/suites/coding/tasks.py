@@ -96,6 +96,16 @@ def load_tasks(path: Path) -> list[CodingTask]:
     return list(tasks.values())
 
 
+def select_tasks(tasks: list[CodingTask], only: list[str], limit: int | None) -> list[CodingTask]:
+    """The tasks named in ``only`` (all when empty), in file order, then the first ``limit``."""
+    known = {task.instance_id for task in tasks}
+    unknown = [name for name in only if name not in known]
+    if unknown:
+        raise TaskFileError(f"unknown task id(s) {', '.join(unknown)} (not in the task file)")
+    chosen = [task for task in tasks if not only or task.instance_id in only]
+    return chosen[:limit] if limit is not None else chosen
+
+
 def _parse_record(record: Any, where: str) -> CodingTask:
     if not isinstance(record, dict):
         raise TaskFileError(f"{where}: expected a JSON object, got {type(record).__name__}")

@@ -50,13 +50,10 @@ def validate_task(
     *,
     cache_dir: Path | None = None,
     unsafe_local: bool = False,
-    hidden_paths: list[Path] | None = None,
     timeout_s: float = 600.0,
 ) -> TaskCheck:
     """Prepare an episode, score it unpatched, apply the gold patch, score it again."""
-    episode = prepare_episode(
-        task, root, env_cache, unsafe_local=unsafe_local, cache_dir=cache_dir, hidden_paths=hidden_paths
-    )
+    episode = prepare_episode(task, root, env_cache, unsafe_local=unsafe_local, cache_dir=cache_dir)
     try:
         buggy = episode.evaluate(timeout_s)
         gold = _evaluate_gold(task, episode, timeout_s)
@@ -98,6 +95,8 @@ def _reason(task: CodingTask, buggy: Evaluation, gold: Evaluation, failing: int,
         return f"PASS_TO_PASS fails before the fix: {buggy.failing(task.PASS_TO_PASS)[0]}"
     if gold.error:
         return f"gold test run: {gold.error}"
+    if gold.suspect:
+        return f"gold test run is suspect: {gold.suspect_reasons[0]}"
     if not gold.resolved:
         return f"gold patch leaves failing: {gold.failing(task.test_ids())[0]}"
     return "ok"

@@ -26,13 +26,7 @@ from execmem.suites.coding.environment import Environment, EnvironmentCache
 from execmem.suites.coding.evaluation import Evaluation, evaluate
 from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
 from execmem.suites.coding.paths import cache_root
-from execmem.suites.coding.sandbox import (
-    CommandResult,
-    Sandbox,
-    SandboxConfig,
-    default_hidden_paths,
-    make_sandbox,
-)
+from execmem.suites.coding.sandbox import CommandResult, Sandbox, SandboxConfig, make_sandbox
 from execmem.suites.coding.sources import materialise
 from execmem.suites.coding.tasks import REPO_PLACEHOLDER, CodingTask
 
@@ -112,10 +106,14 @@ def prepare_episode(
     *,
     sandbox: Sandbox | None = None,
     unsafe_local: bool = False,
-    hidden_paths: list[Path] | None = None,
     cache_dir: Path | None = None,
+    sandbox_config: SandboxConfig | None = None,
 ) -> Episode:
-    """A fresh episode folder under ``root`` with the repository at the task's base state."""
+    """A fresh episode folder under ``root`` with the repository at the task's base state.
+
+    Commands see only what the sandbox allows (system folders, the task environment, this
+    episode's ``repo``); ``sandbox_config`` gives the limits, the environment's paths are added.
+    """
     start = time.monotonic()
     cache_dir = cache_dir or cache_root()
     environment = env_cache.get(task)
@@ -125,8 +123,9 @@ def prepare_episode(
     materialise(task, repo, cache_dir)
     base_sha = _make_base(task, repo)
     if sandbox is None:
-        hidden = default_hidden_paths(cache_dir, env_cache.root, *(hidden_paths or []))
-        config = SandboxConfig(readonly_paths=[environment.venv], hidden_paths=hidden)
+        config = (sandbox_config or SandboxConfig()).model_copy(
+            update={"readonly_paths": environment.readonly_paths()}
+        )
         sandbox = make_sandbox(config, unsafe_local=unsafe_local)
     return Episode(task, folder, base_sha, environment, sandbox, prepare_s=time.monotonic() - start)
 
