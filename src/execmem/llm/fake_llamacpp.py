@@ -30,15 +30,17 @@ from typing import Any
 
 from execmem.llm.fake_policies import Fault, Policy, Reply, ToolCallSpec, error_body
 
-VALIDATION_ERRORS = (
-    "7 validation errors for CreateChatCompletionRequest\n"
-    "messages.1.content: Input should be a valid string [type=string_type, input_value=None]\n"
-    "messages.1.function_call: Field required [type=missing]\n"
-    "messages.1.role: Input should be 'system', 'user', 'tool' or 'function' [type=literal_error]\n"
-    "messages.1.content: Input should be a valid list [type=list_type, input_value=None]\n"
-    "messages.1.name: Field required [type=missing]\n"
-    "messages.1.tool_call_id: Field required [type=missing]\n"
-    "messages.1.tool_calls: Extra inputs are not permitted [type=extra_forbidden]"
+VALIDATION_ERRORS = "7 validation errors:\n" + "\n".join(
+    f"  {{'type': '{kind}', 'loc': ('body', 'messages', 1, '{model}', '{field}'), 'msg': '{message}'}}"
+    for kind, model, field, message in (
+        ("literal_error", "ChatCompletionRequestSystemMessage", "role", "Input should be 'system'"),
+        ("literal_error", "ChatCompletionRequestUserMessage", "role", "Input should be 'user'"),
+        ("string_type", "ChatCompletionRequestAssistantMessage", "content", "Input should be a valid string"),
+        ("literal_error", "ChatCompletionRequestToolMessage", "role", "Input should be 'tool'"),
+        ("missing", "ChatCompletionRequestToolMessage", "tool_call_id", "Field required"),
+        ("literal_error", "ChatCompletionRequestFunctionMessage", "role", "Input should be 'function'"),
+        ("missing", "ChatCompletionRequestFunctionMessage", "name", "Field required"),
+    )
 )
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 CHARS_PER_TOKEN = 4
-FALLBACK_MARGIN = 1.25
+FALLBACK_MARGIN = 1.5
 EXTRA = 'pip install "execmem[tokenizers]"'
 _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")
 _CL100K_PREFIXES = ("gpt-4", "gpt-3.5", "gpt-35")
