@@ -18,7 +18,16 @@ from rich.table import Table
 from execmem.agents.coding.config import SolverConfig
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import fail
+from execmem.cli.endpoint_options import (
+    MaxOutputOption,
+    NullContent,
+    NullContentOption,
+    ProbeOption,
+    ToolChoice,
+    ToolChoiceOption,
+)
 from execmem.llm.config import ModelConfig
+from execmem.llm.errors import EndpointError
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
@@ -52,7 +61,7 @@ def run(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     temperature: Annotated[float, typer.Option()] = 0.0,
-    max_output_tokens: Annotated[int | None, typer.Option(help="Cap on tokens per reply.")] = None,
+    max_output_tokens: MaxOutputOption = None,
     max_steps: Annotated[int, typer.Option(help="Model calls per episode.")] = 30,
     max_total_tokens: Annotated[int, typer.Option(help="Input+output tokens per episode.")] = 400_000,
     time_limit: Annotated[float, typer.Option(help="Seconds of agent time per episode.")] = 900.0,
@@ -67,6 +76,9 @@ def run(
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
     unsafe_local: UnsafeOption = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    tool_choice: ToolChoiceOption = ToolChoice.auto,
+    null_content: NullContentOption = NullContent.empty,
+    probe: ProbeOption = True,
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     try:
@@ -79,7 +91,10 @@ def run(
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    metrics = _run_with_progress(coding_run, quiet)
+    try:
+        metrics = _run_with_progress(coding_run, quiet)
+    except EndpointError as exc:
+        fail(str(exc))
     episodes = metrics["episodes"]
     _console.print(
         f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
@@ -98,6 +113,7 @@ def _config(**options) -> CodingRunConfig:
     model_config = ModelConfig(
         model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
         max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
+        tool_choice=o.tool_choice.value, null_content=o.null_content.value, probe=o.probe,
     )  # fmt: skip
     solver = SolverConfig(
         max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,

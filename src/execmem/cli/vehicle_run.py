@@ -14,6 +14,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from execmem.cli.common import DataOption, fail, print_summary
+from execmem.cli.endpoint_options import (
+    MaxOutputOption,
+    NullContent,
+    NullContentOption,
+    ProbeOption,
+    TokenizerOption,
+    ToolChoice,
+    ToolChoiceOption,
+    endpoint_warnings,
+)
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
     Window,
@@ -23,6 +33,7 @@ from execmem.cli.memory_options import (
 )
 from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
+from execmem.llm.errors import EndpointError
 from execmem.runs.compare import CompareError, compare_rows, load_run
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError
@@ -82,6 +93,11 @@ def run(
     window_lines: WindowLinesOption = 8,
     memory_option: MemoryOptionsOption = None,
     top_k: Annotated[int, typer.Option(min=1, help="Memory systems: default top_k of search_memory.")] = 5,
+    max_output_tokens: MaxOutputOption = None,
+    tool_choice: ToolChoiceOption = ToolChoice.auto,
+    null_content: NullContentOption = NullContent.empty,
+    tokenizer: TokenizerOption = "auto",
+    probe: ProbeOption = True,
 ) -> None:
     """Run the benchmark against an endpoint; re-running the same command resumes."""
     model_config = ModelConfig(
@@ -92,8 +108,13 @@ def run(
         max_retries=max_retries,
         timeout_s=timeout,
         temperature=temperature,
+        max_tokens=max_output_tokens,
+        tool_choice=tool_choice.value,
+        null_content=null_content.value,
+        probe=probe,
     )
     config = VehicleRunConfig(
+        tokenizer=tokenizer,
         model=model_config,
         memory=memory,
         memory_options=_memory_options(memory, window, window_lines, memory_option),
@@ -113,11 +134,18 @@ def run(
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
-    metrics = _run_with_progress(vehicle_run, quiet)
+    try:
+        metrics = _run_with_progress(vehicle_run, quiet)
+    except EndpointError as exc:
+        fail(str(exc))
     episodes = metrics["episodes"]
-    print_summary(metrics, title=f"{folder}: {episodes['finished']}/{episodes['expected']} episodes")
-    if episodes["infra_errors"]:
-        _console.print(f"{episodes['infra_errors']} episodes hit infrastructure errors; re-run to retry them")
+    title = f"{folder}: {episodes['finished']}/{episodes['expected']} episodes"
+    if metrics["overall"]["n"]:
+        print_summary(metrics, title=title)
+    else:
+        _console.print(f"{title}: nothing scored", highlight=False)
+    for line in endpoint_warnings(metrics):
+        _console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
 
 
 def _memory_options(memory: str, window: Window | None, lines: int, pairs: list[str] | None) -> dict:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,7 +71,9 @@ class EncodingCounter:
         for backend in ("bpe_openai", "tiktoken"):
             try:
                 module = importlib.import_module(backend)
-                encoder = module.get_encoding(encoding)
+                with warnings.catch_warnings():  # bpe-openai reads its data with a deprecated call
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    encoder = module.get_encoding(encoding)
             except ImportError:
                 problems.append(f"{backend} is not installed")
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import EndpointError, InfraError
+from execmem.runs.gather import run_all
 from execmem.runs.store import RunStore, check_resumable
 from execmem.runs.vehicle_conditions import make_condition
 from execmem.runs.vehicle_config import VehicleRunConfig
@@ -145,19 +146,6 @@ class VehicleRun:
         record = {"id": question.id, "scenario": question.scenario, "index": question.index}
         reason = self.model.redact(reason)
         self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": at, **extra})
-
-
-async def run_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:
-    """Run the coroutines concurrently; when one raises (or this is cancelled), cancel the rest
-    and wait for them before passing the exception on."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 SHARED_MEMORY_MIN_CHARS = 2000

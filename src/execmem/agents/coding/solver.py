@@ -5,7 +5,9 @@ checked before every model call, in this order: steps, tokens, time, context
 (the end reason names the first one hit). A command gets at most the time that
 is left, so a command that never ends is killed when the episode's time runs
 out. A reply without tool calls is a format error and gets a reminder, unless
-it contains the submit sentinel. ``InfraError`` from the model propagates.
+it contains the submit sentinel. When the endpoint refuses the prompt as over the
+model's window, the episode ends with ``context_length`` (and is evaluated as it stands).
+``InfraError`` from the model propagates.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from execmem.agents.coding.bash_tool import BASH_SCHEMA, CommandRunner, run_bash
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import NO_TOOL_CALL, SUBMIT_SENTINEL, SYSTEM, first_user_message
 from execmem.agents.tokens import estimate_tokens
-from execmem.agents.tool_loop import as_openai_tools, parse_arguments
+from execmem.agents.tool_loop import as_openai_tools, call_record, parse_arguments
 from execmem.core.protocols import Model, ModelReply, ToolRequest, Usage
+from execmem.llm.errors import ContextOverflow
 
 TOOLS = as_openai_tools([BASH_SCHEMA])
 StepHook = Callable[[dict[str, Any]], None]
@@ -78,7 +81,11 @@ async def solve(
     clock = _Clock(config.time_limit_s)
     result = SolveResult(messages=opening_messages(statement, memory))
     while not (reason := budget_exhausted(result, config, clock.left())):
-        reply = await model.complete(result.messages, TOOLS)
+        try:
+            reply = await model.complete(result.messages, TOOLS)
+        except ContextOverflow:  # the endpoint's window, not the estimate, ran out: the model's limit
+            reason = "context_length"
+            break
         result.steps += 1
         result.usage += reply.usage
         result.model_latency_s += reply.latency_s
@@ -173,9 +180,6 @@ def _step_record(
         "step": step,
         "assistant": _assistant_message(reply),
         "tool_results": outputs,
-        "input_tokens": reply.usage.input_tokens,
-        "output_tokens": reply.usage.output_tokens,
-        "latency_s": round(reply.latency_s, 4),
-        "cached": reply.cached,
+        **call_record(reply),
         "elapsed_s": round(elapsed_s, 3),
     }
