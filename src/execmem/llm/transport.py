@@ -8,14 +8,15 @@ or ``io`` (the connection broke while the request or answer was under way).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import aiohttp
-import httpx
 
 TransportKind = Literal["aiohttp", "httpx"]
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ def make_transport(
     return HttpxTransport(base_url, headers, timeout_s, connections)
 
 
+def _proxy_set() -> bool:
+    return any(os.environ.get(name) for name in PROXY_VARIABLES)
+
+
 def _join(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 
@@ -63,8 +68,10 @@ class AiohttpTransport:
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(limit=self.connections, limit_per_host=0)
+            # trust_env makes aiohttp look up netrc and proxies in a thread on every request:
+            # turn it on only when a proxy is configured.
             self._session = aiohttp.ClientSession(
-                headers=self.headers, timeout=self.timeout, connector=connector, trust_env=True
+                headers=self.headers, timeout=self.timeout, connector=connector, trust_env=_proxy_set()
             )
         return self._session
 
@@ -89,12 +96,15 @@ class AiohttpTransport:
 
 class HttpxTransport:
     def __init__(self, base_url: str, headers: dict[str, str], timeout_s: float, connections: int) -> None:
+        import httpx  # only for this transport: it costs 60 ms to import
+
+        self._httpx = httpx
         self.base_url, self.timeout_s = base_url, timeout_s
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
         self._client = httpx.AsyncClient(headers=headers, timeout=timeout_s, limits=limits)
 
     async def post(self, path: str, data: bytes) -> Answer:
-        url = _join(self.base_url, path)
+        url, httpx = _join(self.base_url, path), self._httpx
         try:
             response = await self._client.post(url, content=data)
         except httpx.ConnectError as exc:
