@@ -15,6 +15,7 @@ from execmem.llm.config import ModelConfig
 from execmem.llm.errors import (
     AuthError,
     ContextOverflow,
+    EndpointError,
     EndpointNotFound,
     EndpointUnreachable,
     InfraError,
@@ -182,3 +183,20 @@ def test_a_refused_key_echoed_back_is_masked_too(monkeypatch):
     with server, pytest.raises(AuthError) as info:
         _probe(_model(server.base_url, api_key_env="EXECMEM_TEST_KEY"))
     assert "Bearer ***" in str(info.value) and KEY not in str(info.value)
+
+
+def test_probe_names_a_server_that_refuses_tool_calls():
+    """vLLM started without --enable-auto-tool-choice refuses tool_choice "auto" with a 400."""
+    refusal = error_body(400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser')
+
+    def vllm_without_flags(body):
+        return Fault(400, body=refusal) if body.get("tool_choice") else Reply(content="OK")
+
+    with FakeServer(vllm_without_flags, answer_probes=False) as server:
+        with pytest.raises(EndpointError, match="refuses tool calls .*--enable-auto-tool-choice"):
+            _probe(_model(server.base_url))
+        _probe(_model(server.base_url, tool_choice="omit"))
+    assert server.requests[0]["tool_choice"] == "auto" and "tool_choice" not in server.requests[1]
+    other = Fault(400, body=error_body(400, "Unsupported parameter: 'max_tokens'"))
+    with FakeServer(scripted([other]), answer_probes=False) as server:
+        _probe(_model(server.base_url))  # other refusals are left for the run's requests

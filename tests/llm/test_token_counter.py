@@ -55,8 +55,8 @@ def test_a_named_tokenizer_file_or_its_folder_counts_with_the_models_own_tokens(
 def test_unknown_models_fall_back_to_characters_with_a_margin():
     counter = make_counter("auto", "qwen2.5:7b")
     assert isinstance(counter, CharCounter) and "name one with --tokenizer" in counter.describe()["why"]
-    assert counter.count(TEXT) == math.ceil(len(TEXT) * 1.25 / 4)
-    assert make_counter("chars", "gpt-4o").name == "chars/4x1.25"
+    assert counter.count(TEXT) == math.ceil(len(TEXT) * 1.5 / 4)
+    assert make_counter("chars", "gpt-4o").name == "chars/4x1.5"
 
 
 @pytest.mark.parametrize("spec", ["no/such/tokenizer.json", "tiktoken:no_such_encoding"])

@@ -27,8 +27,8 @@ from typing import Any
 from execmem.core.protocols import ModelReply
 from execmem.llm.cache import ResponseCache
 from execmem.llm.completion import Completion, MalformedResponse, parse_completion
-from execmem.llm.config import PROBE_MESSAGES, ModelConfig
-from execmem.llm.errors import EndpointUnreachable, InfraError, ServerDefect
+from execmem.llm.config import PROBE_MESSAGES, PROBE_TOOLS, ModelConfig
+from execmem.llm.errors import EndpointError, EndpointUnreachable, InfraError, ServerDefect
 from execmem.llm.redact import Redactor
 from execmem.llm.retry import backoff_s, describe, is_retryable, raise_for_endpoint, retry_after_s
 from execmem.llm.transport import Answer, TransportError, make_transport
@@ -195,9 +195,10 @@ class OpenAIChatModel:
         """One small request before a run; EndpointError when the endpoint cannot serve it at all.
 
         Nothing listening fails at once (no retries); a refused key, an unknown model or a wrong
-        route raise their own errors; other refusals are left for the run's requests to meet.
+        route raise their own errors, and so does a refusal of the probe's tool (vLLM without
+        ``--enable-auto-tool-choice``); other refusals are left for the run's requests to meet.
         """
-        request = {"model": self.config.model, "messages": list(PROBE_MESSAGES), "max_tokens": 1}
+        request = self.request(PROBE_MESSAGES, PROBE_TOOLS) | {"max_tokens": 1}
         data = json.dumps(request).encode("utf-8")
         for attempt in range(self.config.max_retries + 1):
             answer, error = await self._post(data, _Timing())
@@ -206,6 +207,7 @@ class OpenAIChatModel:
             if answer is not None and (answer.status < 500 and answer.status not in (408, 429)):
                 if answer.status != 200:
                     raise_for_endpoint(answer, self.url)
+                    _raise_if_tools_refused(answer)
                 return
             if attempt < self.config.max_retries:
                 await asyncio.sleep(self._backoff(attempt))
@@ -214,6 +216,15 @@ class OpenAIChatModel:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+
+
+def _raise_if_tools_refused(answer: Answer) -> None:
+    message = describe(answer)
+    if answer.status in (400, 422) and "tool" in message.lower():
+        raise EndpointError(
+            f"the endpoint refuses tool calls ({message}); enable them on the server "
+            "(docs/endpoints.md) or try --tool-choice omit"
+        )
 
 
 def _with_text(message: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # The start-up probe: one tiny request (max_tokens 1) that shows whether the endpoint can serve a run.
 PROBE_MESSAGES = ({"role": "user", "content": "Reply with the word OK."},)
+PROBE_TOOLS = (
+    {
+        "type": "function",
+        "function": {"name": "noop", "description": "Does nothing.", "parameters": {"type": "object"}},
+    },
+)
 # Shorter keys (local servers' "EMPTY", "x") are not secrets, and masking them would mangle text.
 MIN_SECRET_CHARS = 8
 

@@ -167,10 +167,12 @@ class FakeServer:
         api_key: str | None = None,
         serves: Sequence[str] | None = None,
         echo_auth: bool = False,
+        answer_probes: bool = True,
     ):
         self.policy, self.host, self.port, self.model = policy, host, port, model
         self.embedding_dim = embedding_dim
         self.api_key, self.serves, self.echo_auth = api_key, serves, echo_auth
+        self.answer_probes = answer_probes
         self.requests: list[dict] = []
         self.probes: list[dict] = []
         self.embedding_requests: list[dict] = []
@@ -228,13 +230,14 @@ class FakeServer:
         reply that cannot be rendered) becomes a 500 naming the problem, also kept in ``errors``.
         A wrong key (when ``api_key`` is set) gets a 401 and a model not in ``serves`` a 404, before
         the policy is asked. The client's start-up probe (``PROBE_MESSAGES``) is answered "OK" by
-        the server itself and kept in ``probes``, so scripted policies see only a run's requests.
+        the server itself and kept in ``probes``, so scripted policies see only a run's requests
+        (with ``answer_probes=False`` the policy answers them too).
         With ``echo_auth``, every error body repeats the Authorization header it received.
         """
         refused = self._gate(body, authorization)
         if refused is not None:
             return 0.0, self._echo(refused, authorization)
-        if _is_probe(body):
+        if self.answer_probes and _is_probe(body):
             with self._lock:
                 self.probes.append(body)
             return 0.0, json.dumps(self.completion(body, Reply(content="OK")))
