@@ -70,10 +70,9 @@ class EncodingCounter:
         problems = []
         for backend in ("bpe_openai", "tiktoken"):
             try:
-                module = importlib.import_module(backend)
                 with warnings.catch_warnings():  # bpe-openai reads its data with a deprecated call
                     warnings.simplefilter("ignore", DeprecationWarning)
-                    encoder = module.get_encoding(encoding)
+                    encoder = importlib.import_module(backend).get_encoding(encoding)
             except ImportError:
                 problems.append(f"{backend} is not installed")
                 continue
