@@ -23,11 +23,13 @@ from execmem.cli.endpoint_options import (
     NullContent,
     NullContentOption,
     ProbeOption,
+    TokenizerOption,
     ToolChoice,
     ToolChoiceOption,
 )
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import EndpointError
+from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
@@ -66,7 +68,9 @@ def run(
     max_total_tokens: Annotated[int, typer.Option(help="Input+output tokens per episode.")] = 400_000,
     time_limit: Annotated[float, typer.Option(help="Seconds of agent time per episode.")] = 900.0,
     command_timeout: Annotated[float, typer.Option(help="Seconds per bash command.")] = 120.0,
-    context_tokens: Annotated[int, typer.Option(help="Estimated prompt tokens before stopping.")] = 100_000,
+    context_tokens: Annotated[
+        int, typer.Option(help="Prompt tokens (see --tokenizer) before stopping.")
+    ] = 100_000,
     n_records: Annotated[int, typer.Option(help="Memory records inserted.")] = 3,
     max_chars: Annotated[int, typer.Option(help="Cap on the memory text, in characters.")] = 2000,
     concurrency: Annotated[int, typer.Option(help="Episodes in flight.")] = 4,
@@ -79,11 +83,12 @@ def run(
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
     probe: ProbeOption = True,
+    tokenizer: TokenizerOption = "auto",
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     try:
         config = _config(**locals())
-    except ValidationError as exc:
+    except (ValidationError, TokenizerError) as exc:
         fail(str(exc))
     try:
         from execmem.runs.coding import CodingRun  # the executor pulls in the openai SDK: load it only to run
@@ -117,8 +122,9 @@ def _config(**options) -> CodingRunConfig:
     )  # fmt: skip
     solver = SolverConfig(
         max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,
-        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens,
+        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens, tokenizer=o.tokenizer,
     )  # fmt: skip
+    make_counter(o.tokenizer, o.model)  # TokenizerError (a ValueError) now rather than in every episode
     return CodingRunConfig(
         model=model_config, tasks_file=o.tasks.resolve(), memory=o.memory.value, seeds=o.seeds, solver=solver,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,

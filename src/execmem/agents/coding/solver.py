@@ -13,6 +13,7 @@ model's window, the episode ends with ``context_length`` (and is evaluated as it
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections import Counter
@@ -27,9 +28,11 @@ from execmem.agents.tokens import estimate_tokens
 from execmem.agents.tool_loop import as_openai_tools, call_record, parse_arguments
 from execmem.core.protocols import Model, ModelReply, ToolRequest, Usage
 from execmem.llm.errors import ContextOverflow
+from execmem.llm.token_counter import TokenCounter, make_counter
 
 TOOLS = as_openai_tools([BASH_SCHEMA])
 StepHook = Callable[[dict[str, Any]], None]
+TokenCount = Callable[[str], int]
 
 
 @dataclass
@@ -80,7 +83,8 @@ async def solve(
     """Run the loop on ``runner`` (an episode); ``on_step`` gets each finished step as a dict."""
     clock = _Clock(config.time_limit_s)
     result = SolveResult(messages=opening_messages(statement, memory))
-    while not (reason := budget_exhausted(result, config, clock.left())):
+    count = counter(config.tokenizer, model.describe().get("model", "")).count
+    while not (reason := budget_exhausted(result, config, clock.left(), count)):
         try:
             reply = await model.complete(result.messages, TOOLS)
         except ContextOverflow:  # the endpoint's window, not the estimate, ran out: the model's limit
@@ -101,7 +105,15 @@ async def solve(
     return result
 
 
-def budget_exhausted(result: SolveResult, config: SolverConfig, time_left: float) -> str:
+@functools.lru_cache(maxsize=8)
+def counter(spec: str, model: str) -> TokenCounter:
+    """The token counter of ``--tokenizer`` for ``model``, loaded once per run."""
+    return make_counter(spec, model)
+
+
+def budget_exhausted(
+    result: SolveResult, config: SolverConfig, time_left: float, count_tokens: TokenCount = estimate_tokens
+) -> str:
     """The first budget that is used up ("" while all are left)."""
     if result.steps >= config.max_steps:
         return "max_steps"
@@ -109,7 +121,7 @@ def budget_exhausted(result: SolveResult, config: SolverConfig, time_left: float
         return "token_limit"
     if time_left <= 0:
         return "time_limit"
-    if estimate_tokens(json.dumps(result.messages, ensure_ascii=False)) > config.context_tokens:
+    if count_tokens(json.dumps(result.messages, ensure_ascii=False)) > config.context_tokens:
         return "context_limit"
     return ""
 
