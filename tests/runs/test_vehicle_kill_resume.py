@@ -53,12 +53,12 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
     rng = random.Random(11)
     kills = 0
     with FakeServer(with_latency(oracle, 0.04)) as server:
-        for _ in range(40):
+        for attempt in range(8):  # killed at a random moment each time, then left to finish
             process = subprocess.Popen(
                 _command(server.base_url, folder, vehicle_data), stderr=subprocess.PIPE
             )
             try:
-                process.wait(timeout=rng.uniform(0.8, 1.8))
+                process.wait(timeout=rng.uniform(0.8, 1.8) if attempt < 7 else 300)
             except subprocess.TimeoutExpired:
                 os.kill(process.pid, 9)
                 process.wait()
@@ -66,9 +66,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
                 continue
             assert process.returncode == 0, process.stderr.read().decode()
             break
-        else:
-            raise AssertionError("the run never finished")
-    assert kills >= 2
+    assert kills >= 2 and process.returncode == 0
     episodes = read_jsonl(folder / "episodes.jsonl")
     ids = [e["id"] for e in episodes]
     assert len(ids) == 80 and len(set(ids)) == 80
