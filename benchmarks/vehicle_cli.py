@@ -16,7 +16,6 @@ a fresh folder. For each concurrency it reports medians of ``--repeats`` runs:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -28,14 +27,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from vehicle_run import start_server  # noqa: E402 - the script's sibling
+from vehicle_run import arguments, start_server  # noqa: E402 - the script's sibling
 
 
 def cli_run(base_url: str, concurrency: int, data: Path | None) -> dict:
     """One fresh CLI run; wall and CPU seconds of the CLI process, and the run's metrics."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-m", "execmem", "vehicle", "run", "--model", "fake", "--memory", "gold",
-                   "--base-url", base_url, "--out", folder, "--quiet", "--max-connections", str(concurrency)]  # fmt: skip
+                   "--base-url", base_url, "--out", folder, "--quiet",
+                   "--max-connections", str(concurrency)]  # fmt: skip
         if data:
             command += ["--data", str(data)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,12 +83,7 @@ def row(concurrency: int, latency: float, args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=None)
-    parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0])
     if args.data is None and os.environ.get("EXECMEM_VEHICLE_DATA"):
         args.data = Path(os.environ["EXECMEM_VEHICLE_DATA"])
     rows = [row(c, args.latency, args) for c in args.concurrency]

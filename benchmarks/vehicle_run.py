@@ -97,13 +97,18 @@ def cpu_section(args) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str) -> argparse.Namespace:
+    """The options both benchmark scripts take."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__.splitlines()[0])
     if args.data is None and not os.environ.get("EXECMEM_VEHICLE_DATA"):
         print(
             "note: using the fetched release (set EXECMEM_VEHICLE_DATA or --data to choose)", file=sys.stderr

@@ -10,8 +10,8 @@ import pytest
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.config import ModelConfig
 from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
+from tests.llm.support import TOOLS, ask
 
-TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
 AFTER_A_TOOL_CALL = [
     {"role": "user", "content": "hello"},
     {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
@@ -20,17 +20,8 @@ AFTER_A_TOOL_CALL = [
 ]  # fmt: skip
 
 
-def _ask(server: FakeServer, messages=AFTER_A_TOOL_CALL, tools=TOOLS, **overrides):
-    settings = {"model": "m", "base_url": server.base_url, "backoff_base_s": 0.01} | overrides
-    model = OpenAIChatModel(ModelConfig(**settings))
-
-    async def go():
-        try:
-            return await model.complete(messages, tools)
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+def _ask(server, messages=AFTER_A_TOOL_CALL, tools=TOOLS, **overrides):
+    return ask(server.base_url, messages, tools, **overrides)
 
 
 @pytest.mark.parametrize(("setting", "sent"), [("auto", "auto"), ("required", "required"), ("omit", None)])

@@ -2,38 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 
 import pytest
 
-from execmem.llm.client import OpenAIChatModel
-from execmem.llm.config import ModelConfig
 from execmem.llm.errors import ContextOverflow, ServerDefect
 from execmem.llm.fake_llamacpp import LlamaCppLike
 from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec, scripted
-
-TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+from tests.llm.support import HELLO, TOOLS, ask
 
 
 def _calls_f():
     return scripted([Reply(tool_calls=[ToolCallSpec("f", {"x": 1})])])
 
 
-HELLO = [{"role": "user", "content": "hello"}]
-
-
-def _ask(server: FakeServer, messages=HELLO, tools=TOOLS, **overrides):
-    model = OpenAIChatModel(ModelConfig(model="m", base_url=server.base_url, **overrides))
-
-    async def go():
-        try:
-            return await model.complete(messages, tools)
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go())
+def _ask(server, messages=HELLO, tools=TOOLS, **overrides):
+    return ask(server.base_url, messages, tools, **overrides)
 
 
 def test_tools_are_ignored_unless_tool_choice_is_sent():
