@@ -200,3 +200,10 @@ def test_probe_names_a_server_that_refuses_tool_calls():
     other = Fault(400, body=error_body(400, "Unsupported parameter: 'max_tokens'"))
     with FakeServer(scripted([other]), answer_probes=False) as server:
         _probe(_model(server.base_url))  # other refusals are left for the run's requests
+
+
+def test_probe_of_a_slow_server_gives_way_to_the_run():
+    with FakeServer(lambda body: Reply(content="OK", delay_s=3.0), answer_probes=False) as server:
+        started = time.perf_counter()
+        _probe(_model(server.base_url, timeout_s=0.3, max_retries=6))
+    assert time.perf_counter() - started < 1.5 and len(server.requests) == 1

@@ -196,7 +196,8 @@ class OpenAIChatModel:
 
         Nothing listening fails at once (no retries); a refused key, an unknown model or a wrong
         route raise their own errors, and so does a refusal of the probe's tool (vLLM without
-        ``--enable-auto-tool-choice``); other refusals are left for the run's requests to meet.
+        ``--enable-auto-tool-choice``); other refusals, and a probe that times out (a busy or slow
+        server is still a server), are left for the run's requests to meet.
         """
         request = self.request(PROBE_MESSAGES, PROBE_TOOLS) | {"max_tokens": 1}
         data = json.dumps(request).encode("utf-8")
@@ -204,6 +205,9 @@ class OpenAIChatModel:
             answer, error = await self._post(data, _Timing())
             if error is not None and error.kind == "connect":
                 raise EndpointUnreachable(f"nothing answers at {self.url}: {self.redact(error.message)}")
+            if error is not None and error.kind == "timeout":  # alive, but slow: the run will tell
+                log.warning("the start-up probe got no answer within %g s; going on", self.config.timeout_s)
+                return
             if answer is not None and (answer.status < 500 and answer.status not in (408, 429)):
                 if answer.status != 200:
                     raise_for_endpoint(answer, self.url)
