@@ -82,3 +82,10 @@ def test_replies_are_read_for_every_episode(tmp_path, vehicle_data):
     assert (
         result.exit_code == 0 and "the model called no tool" in result.stderr and len(server.requests) == 10
     )
+
+
+def test_a_run_over_the_window_warns_about_the_window_not_about_tools(tmp_path, oracle, vehicle_data):
+    with FakeServer(LlamaCppLike(oracle, window=4096)) as server:
+        result = _run(server.base_url, tmp_path / "run", vehicle_data, "--memory", "full-history")
+    assert "10 episodes ended at the model's context window" in result.stderr
+    assert "called no tool" not in result.stderr and result.exit_code == 0

@@ -63,6 +63,7 @@ def test_full_history_over_the_window_scores_every_episode(tmp_path, oracle, veh
         )
     assert metrics["episodes"] == {"expected": 10, "finished": 10, "infra_errors": 0, "complete": True}
     assert metrics["end_reasons"] == {"context_length": 10} and metrics["overall"]["exact_match"] == 0.0
+    assert metrics["endpoint"]["episodes_with_replies"] == 0  # so no "no tool called" warning
     episode = read_jsonl(tmp_path / "over" / "episodes.jsonl")[0]
     assert (
         episode["error_kind"] == "context_length"

@@ -52,8 +52,8 @@ def endpoint_warnings(metrics: dict[str, Any], limit: int = 3) -> list[str]:
         said = "; ".join(f"{count} x {reason}" for reason, count in reasons[:limit])
         lines.append(f"{infra} episodes hit infrastructure errors ({said}); re-run to retry them")
     served = metrics.get("endpoint", {})
-    finished = metrics["episodes"]["finished"]
-    if finished and served.get("episodes_without_tool_calls") == finished:
+    replied = served.get("episodes_with_replies", 0)
+    if replied and served.get("episodes_without_tool_calls") == replied:
         lines.append(
             "the model called no tool in any episode: does the endpoint pass tools to it? "
             "(docs/endpoints.md; --tool-choice)"

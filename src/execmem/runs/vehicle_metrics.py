@@ -42,7 +42,8 @@ def _add_means(block: dict[str, Any], episodes: list[dict[str, Any]]) -> None:
 
 def _endpoint(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     """How the endpoint served the episodes: the model's own time apart from waiting for a
-    connection or a retry; replies cut at the output cap; episodes where no tool was called."""
+    connection or a retry; replies cut at the output cap; episodes where the model replied but
+    called no tool."""
     steps = sum(e["steps"] for e in episodes)
     model_s = sum(e.get("model_latency_s", 0.0) for e in episodes)
     return {
@@ -51,7 +52,10 @@ def _endpoint(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "queue_s": round(sum(e.get("queue_s", 0.0) for e in episodes), 3),
         "retry_wait_s": round(sum(e.get("retry_wait_s", 0.0) for e in episodes), 3),
         "truncated_replies": sum(e.get("truncated_replies", 0) for e in episodes),
-        "episodes_without_tool_calls": sum(e.get("tool_requests", 1) == 0 for e in episodes),
+        "episodes_with_replies": sum(e["steps"] > 0 for e in episodes),
+        "episodes_without_tool_calls": sum(
+            e["steps"] > 0 and e.get("tool_requests", 1) == 0 for e in episodes
+        ),
         "context_length_failures": sum(e["end_reason"] == "context_length" for e in episodes),
     }
 
