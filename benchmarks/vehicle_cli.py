@@ -11,6 +11,8 @@ a fresh folder. For each concurrency it reports medians of ``--repeats`` runs:
   target within 1.2x of the larger of the two;
 * the CLI process's CPU time per episode (user + system, from the child's resource usage, so
   the server's CPU is not counted; start-up and data loading included): target <= 2.5 ms;
+* the CLI's fixed cost (the same command re-run with nothing left to do: start-up, imports,
+  loading the data, writing metrics), and both figures without it;
 * the gold run's ESM, which must not change (0.996).
 """
 
@@ -30,24 +32,31 @@ sys.path.insert(0, str(Path(__file__).parent))
 from vehicle_run import arguments, start_server  # noqa: E402 - the script's sibling
 
 
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of a CLI subprocess."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"the CLI failed ({done.returncode}): {done.stderr[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def cli_run(base_url: str, concurrency: int, data: Path | None) -> dict:
-    """One fresh CLI run; wall and CPU seconds of the CLI process, and the run's metrics."""
+    """One fresh CLI run (wall and CPU seconds, metrics), then the same command again: with nothing
+    left to run, that second one is the CLI's fixed cost (start-up, loading, writing metrics)."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-m", "execmem", "vehicle", "run", "--model", "fake", "--memory", "gold",
                    "--base-url", base_url, "--out", folder, "--quiet",
                    "--max-connections", str(concurrency)]  # fmt: skip
         if data:
             command += ["--data", str(data)]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            raise SystemExit(f"the CLI failed ({done.returncode}): {done.stderr[-2000:]}")
+        wall, cpu = timed(command)
         metrics = json.loads((Path(folder) / "metrics.json").read_text())
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": wall, "cpu_s": cpu, "metrics": metrics}
+        fixed_wall, fixed_cpu = timed(command)
+    return {"wall_s": wall, "cpu_s": cpu, "fixed_s": fixed_wall, "fixed_cpu_s": fixed_cpu, "metrics": metrics}
 
 
 def measure(latency: float, concurrency: int, args) -> list[dict]:
@@ -68,6 +77,8 @@ def row(concurrency: int, latency: float, args) -> dict:
     floor_s = statistics.median(r["wall_s"] for r in floor)
     limit_s = requests * latency / concurrency
     cpu_ms = [r["cpu_s"] * 1000 / episodes for r in loaded + floor]
+    fixed = statistics.median(r["fixed_s"] for r in loaded + floor)
+    fixed_cpu = statistics.median(r["fixed_cpu_s"] for r in loaded + floor)
     esms = {r["metrics"]["overall"]["exact_match"] for r in loaded + floor}
     return {
         "concurrency": concurrency,
@@ -77,7 +88,12 @@ def row(concurrency: int, latency: float, args) -> dict:
         "latency_limit_s": round(limit_s, 2),
         "zero_latency_floor_s": round(floor_s, 2),
         "ratio": round(wall / max(limit_s, floor_s), 3),
+        "fixed_cost_s": round(fixed, 2),
+        "ratio_without_fixed_cost": round((wall - fixed) / max(limit_s, floor_s - fixed), 3),
         "cli_cpu_ms_per_episode_median": round(statistics.median(cpu_ms), 2),
+        "cli_cpu_ms_per_episode_without_fixed_cost": round(
+            statistics.median(cpu_ms) - fixed_cpu * 1000 / episodes, 2
+        ),
         "esm": sorted(esms),
     }
 
