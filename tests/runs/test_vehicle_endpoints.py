@@ -202,3 +202,14 @@ def test_config_records_the_data_folder_actually_used(tmp_path, oracle, vehicle_
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["invocation"]["data_dir"] == str(vehicle_data.resolve())
     assert os.path.isabs(config["invocation"]["data_dir"])
+
+
+def test_a_summary_day_over_the_window_is_skipped_and_counted(tmp_path, oracle, vehicle_data):
+    with FakeServer(LlamaCppLike(oracle, window=3000)) as server:
+        metrics = run_vehicle(
+            tmp_path / "sum", server.base_url, vehicle_data, memory="summary", scenarios=[1]
+        )
+    record = json.loads((tmp_path / "sum" / "memory" / "scenario-1.json").read_text())
+    assert record["cost"]["context_overflows"] > 0 and record["cost"]["llm_calls"] > 0
+    assert metrics["memory_build"]["context_overflows"] == record["cost"]["context_overflows"]
+    assert metrics["episodes"]["finished"] == 10 and metrics["episodes"]["infra_errors"] == 0
