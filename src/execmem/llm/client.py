@@ -103,13 +103,14 @@ class OpenAIChatModel:
     async def complete(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
     ) -> ModelReply:
-        data = json.dumps(self.request(messages, tools), ensure_ascii=False, separators=(",", ":"))
-        key = hashlib.sha256(data.encode("utf-8")).hexdigest()
+        text = json.dumps(self.request(messages, tools), ensure_ascii=False, separators=(",", ":"))
+        data = text.encode("utf-8")  # the key is request_key(request), without serialising twice
+        key = hashlib.sha256(data).hexdigest()
         if self.cache is not None and (cached := self._cached(key)) is not None:
             self.stats.cache_hits += 1
             return _reply(cached, _Timing(attempts=0), cached=True)
         timing = _Timing()
-        text, completion = await self._send(data.encode("utf-8"), timing)
+        text, completion = await self._send(data, timing)
         if self.cache is not None:
             self.cache.put_text(key, text)  # only a body that parsed is cached
         return _reply(completion, timing)
