@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
+from typer.testing import CliRunner
 
+import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.solver import opening_messages
+from execmem.cli.coding import app
 from execmem.llm.fake_llamacpp import LlamaCppLike
-from execmem.llm.fake_server import Reply, ToolCallSpec, scripted
-from tests.coding.paired_support import bash
+from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
+from execmem.runs.files import read_jsonl
+from tests.coding.conftest import needs_bwrap
+from tests.coding.paired_support import bash, make_tasks
 from tests.coding.test_paired_solver import run_solver
 
 
@@ -47,3 +53,25 @@ def test_the_context_budget_is_counted_with_the_named_tokenizer(tmp_path):
     fallback, _, _ = run_solver(scripted([bash("echo hi")]), work, tokenizer="chars", **budget)
     assert per_char.end_reason == "context_limit" and per_char.steps < 3
     assert fallback.end_reason == "max_steps"
+
+
+def _coding_run(tasks_file, base_url: str, out, *extra: str):
+    args = ["run", "--tasks", str(tasks_file), "--model", "fake", "--base-url", base_url,
+            "--out", str(out), "--seeds", "1", "--quiet", *extra]  # fmt: skip
+    return CliRunner().invoke(app, args)
+
+
+@needs_bwrap
+def test_coding_run_stops_with_one_line_when_the_endpoint_cannot_serve_it(tmp_path):
+    tasks_file = make_tasks(tmp_path, pkgs=("alpha",))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dead = _coding_run(tasks_file, f"http://127.0.0.1:{port}/v1", tmp_path / "dead")
+    assert dead.exit_code == 2 and dead.output.strip().startswith("error: nothing answers at")
+    with FakeServer(scripted([Fault(401)])) as server:
+        refused = _coding_run(tasks_file, server.base_url, tmp_path / "refused")
+    assert refused.exit_code == 2 and "refused the API key" in refused.output
+    assert read_jsonl(tmp_path / "refused" / "infra_errors.jsonl") == [] and len(server.requests) <= 4
+    bad = _coding_run(tasks_file, "http://x/v1", tmp_path / "bad", "--tokenizer", "tiktoken:nope")
+    assert bad.exit_code == 2 and "cannot load the nope encoding" in bad.output
