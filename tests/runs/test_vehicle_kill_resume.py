@@ -85,9 +85,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
                 continue
             assert process.returncode == 0, process.stderr.read().decode()
             break
-        else:
-            raise AssertionError("the run never finished")
-    assert kills >= 2
+    assert kills >= 2 and process.returncode == 0
     episodes = read_jsonl(folder / "episodes.jsonl")
     ids = [e["id"] for e in episodes]
     assert len(ids) == 80 and len(set(ids)) == 80

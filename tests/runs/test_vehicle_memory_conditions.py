@@ -95,7 +95,9 @@ def test_full_history_is_cut_from_the_oldest_end(tmp_path, oracle, vehicle_data)
     assert record["truncated"] and record["lines_dropped"] > 0
     assert record["lines_total"] == len(history)
     assert history[-1].text in prompt and history[0].text not in prompt
-    assert 1500 < metrics["overall"]["mean_memory_tokens"] <= 2000
+    # "fake" has no known tokenizer: the budget is counted as characters/4 x 1.5, so the kept text
+    # is 2000 / 1.5 tokens on MemToken's plain characters/4 yardstick
+    assert 1200 < metrics["overall"]["mean_memory_tokens"] <= 2000 / 1.5 + 1
     trajectory = read_jsonl(tmp_path / "fh" / "trajectories.jsonl")[0]
     assert "<memory: memory/scenario-3.json#text>" in trajectory["messages"][1]["content"]
     assert history[-1].text not in trajectory["messages"][1]["content"]

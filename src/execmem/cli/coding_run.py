@@ -19,9 +19,20 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import check_out_folder, fail, finite
+from execmem.cli.endpoint_options import (
+    MaxOutputOption,
+    NullContent,
+    NullContentOption,
+    ProbeOption,
+    TokenizerOption,
+    ToolChoice,
+    ToolChoiceOption,
+)
 from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
 from execmem.core.validation import first_error
 from execmem.llm.config import ModelConfig
+from execmem.llm.errors import EndpointError
+from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
 from execmem.runs.coding_config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
@@ -60,7 +71,7 @@ def run(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
-    max_output_tokens: Annotated[int | None, typer.Option(min=1, help="Cap on tokens per reply.")] = None,
+    max_output_tokens: MaxOutputOption = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
     max_total_tokens: Annotated[int, typer.Option(min=1, help="Input+output tokens per episode.")] = 400_000,
     time_limit: Annotated[
@@ -70,7 +81,7 @@ def run(
         float, typer.Option(callback=_SECONDS, help="Seconds per bash command.")
     ] = 120.0,
     context_tokens: Annotated[
-        int, typer.Option(min=1, help="Estimated prompt tokens before stopping.")
+        int, typer.Option(min=1, help="Prompt tokens (see --tokenizer) before stopping.")
     ] = 100_000,
     n_records: Annotated[int, typer.Option(min=1, help="Memory records inserted.")] = 3,
     max_chars: Annotated[int, typer.Option(min=1, help="Cap on the memory text, in characters.")] = 2000,
@@ -81,6 +92,10 @@ def run(
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
     unsafe_local: UnsafeOption = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    tool_choice: ToolChoiceOption = ToolChoice.auto,
+    null_content: NullContentOption = NullContent.empty,
+    probe: ProbeOption = True,
+    tokenizer: TokenizerOption = "auto",
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
@@ -88,6 +103,8 @@ def run(
         config = _config(**locals())
     except ValidationError as exc:
         fail(first_error(exc))
+    except TokenizerError as exc:
+        fail(str(exc))
     try:
         from execmem.runs.coding import CodingRun  # the executor pulls in the openai SDK: load it only to run
 
@@ -100,6 +117,8 @@ def run(
         metrics = _run_with_progress(coding_run, quiet)
     except KeyboardInterrupt:
         interrupted(coding_run.store, expected)
+    except EndpointError as exc:
+        fail(str(exc))
     episodes = metrics["episodes"]
     say(
         f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
@@ -115,11 +134,13 @@ def _config(**options) -> CodingRunConfig:
     model_config = ModelConfig(
         model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
         max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
+        tool_choice=o.tool_choice.value, null_content=o.null_content.value, probe=o.probe,
     )  # fmt: skip
     solver = SolverConfig(
         max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,
-        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens,
+        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens, tokenizer=o.tokenizer,
     )  # fmt: skip
+    make_counter(o.tokenizer, o.model)  # TokenizerError (a ValueError) now rather than in every episode
     return CodingRunConfig(
         model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
         memory=o.memory.value, seeds=o.seeds, solver=solver,

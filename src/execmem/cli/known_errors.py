@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from execmem.agents.vehicle.memory_system import MemorySetupError
 from execmem.core.jsonl import JsonlError
-from execmem.llm.errors import InfraError
+from execmem.llm.errors import EndpointError, InfraError
+from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
 from execmem.runs.coding_compare import CompareError as CodingCompareError
 from execmem.runs.compare import CompareError
@@ -43,6 +44,8 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     MissingExtraError,
     MemorySetupError,
     InfraError,
+    EndpointError,
+    TokenizerError,
     TaskFileError,
     RecordError,
     SandboxUnavailable,

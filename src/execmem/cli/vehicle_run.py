@@ -11,7 +11,18 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from execmem.cli.boundary import say
 from execmem.cli.common import DataOption, check_out_folder, fail, finite, print_summary
+from execmem.cli.endpoint_options import (
+    MaxOutputOption,
+    NullContent,
+    NullContentOption,
+    ProbeOption,
+    TokenizerOption,
+    ToolChoice,
+    ToolChoiceOption,
+    endpoint_warnings,
+)
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
     Window,
@@ -22,6 +33,7 @@ from execmem.cli.memory_options import (
 from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
 from execmem.cli.vehicle import app
 from execmem.llm.config import ModelConfig
+from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError, check_condition
 from execmem.runs.vehicle_config import VehicleRunConfig
@@ -93,6 +105,11 @@ def run(
     window_lines: WindowLinesOption = 8,
     memory_option: MemoryOptionsOption = None,
     top_k: Annotated[int, typer.Option(min=1, help="Memory systems: default top_k of search_memory.")] = 5,
+    max_output_tokens: MaxOutputOption = None,
+    tool_choice: ToolChoiceOption = ToolChoice.auto,
+    null_content: NullContentOption = NullContent.empty,
+    tokenizer: TokenizerOption = "auto",
+    probe: ProbeOption = True,
 ) -> None:
     """Run the benchmark against an endpoint; re-running the same command resumes."""
     model_config = ModelConfig(
@@ -103,8 +120,13 @@ def run(
         max_retries=max_retries,
         timeout_s=timeout,
         temperature=temperature,
+        max_tokens=max_output_tokens,
+        tool_choice=tool_choice.value,
+        null_content=null_content.value,
+        probe=probe,
     )
     config = VehicleRunConfig(
+        tokenizer=tokenizer,
         model=model_config,
         memory=memory,
         memory_options=_memory_options(memory, window, window_lines, memory_option),
@@ -132,8 +154,16 @@ def run(
         metrics = _run_with_progress(vehicle_run, quiet)
     except KeyboardInterrupt:
         interrupted(vehicle_run.store, expected)
+    except EndpointError as exc:
+        fail(str(exc))
     episodes = metrics["episodes"]
-    print_summary(metrics, title=f"{folder}: {episodes['finished']}/{episodes['expected']} episodes")
+    title = f"{folder}: {episodes['finished']}/{episodes['expected']} episodes"
+    if metrics["overall"]["n"]:
+        print_summary(metrics, title=title)
+    else:
+        say(f"{title}: nothing scored")
+    for line in endpoint_warnings(metrics):
+        say(f"warning: {line}", style="yellow", prefix_only=True)
     check_complete(episodes, folder / "infra_errors.jsonl")
 
 

@@ -79,12 +79,21 @@ class ToolRequest:
 
 @dataclass(frozen=True)
 class ModelReply:
+    """A model's answer. ``latency_s`` is the model's time on the answering request alone: waiting
+    for a free connection (``queue_s``), for retries (``retry_wait_s``) and on failed attempts
+    (``failed_s``) is counted apart. ``finish_reason`` "length" marks a reply cut at its cap."""
+
     content: str | None
     tool_calls: tuple[ToolRequest, ...]
     usage: Usage
     latency_s: float = 0.0
     cached: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
+    finish_reason: str | None = None
+    attempts: int = 1
+    queue_s: float = 0.0
+    retry_wait_s: float = 0.0
+    failed_s: float = 0.0
 
 
 @runtime_checkable

@@ -1,4 +1,10 @@
-"""A response cache keyed on the full request, so resuming or re-scoring never pays twice."""
+"""A response cache keyed on the full request, so resuming or re-scoring never pays twice.
+
+The key is the sha256 of the request's JSON as sent (model, messages, tools, sampling); the
+value is the response's JSON text, stored only after it parsed as a chat completion. Writes are
+batched into one transaction every ``flush_every`` answers or ``flush_interval_s`` (and on
+close): a killed run loses at most those answers, which it then asks for again.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,13 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """sha256 of the JSON of everything sent (model, messages, tools, sampling).
+    """sha256 of the request's JSON in the form the client sends it.
 
     Keys are not sorted: requests are built in a fixed order, and sorting a request that
     carries every tool schema costs more than the request's hashing itself."""
@@ -22,9 +29,12 @@ def request_key(request: dict[str, Any]) -> str:
 class ResponseCache:
     """Raw chat-completion responses in one SQLite file (safe to share between runs)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, flush_every: int = 256, flush_interval_s: float = 1.0) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.flush_every, self.flush_interval_s = flush_every, flush_interval_s
+        self._pending: dict[str, str] = {}
+        self._flushed_at = time.monotonic()
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -33,17 +43,42 @@ class ResponseCache:
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
         )
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get_text(self, key: str) -> str | None:
         with self._lock:
+            if key in self._pending:
+                return self._pending[key]
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return row[0] if row else None
+
+    def put_text(self, key: str, text: str) -> None:
+        with self._lock:
+            self._pending[key] = text
+            due = time.monotonic() - self._flushed_at >= self.flush_interval_s
+            if due or len(self._pending) >= self.flush_every:
+                self._flush()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        text = self.get_text(key)
+        return json.loads(text) if text is not None else None
 
     def put(self, key: str, response: dict[str, Any]) -> None:
+        self.put_text(key, json.dumps(response))
+
+    def flush(self) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, response) VALUES (?, ?)", (key, json.dumps(response))
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._db.execute("BEGIN")  # one transaction for the batch
+            self._db.executemany(
+                "INSERT OR REPLACE INTO responses (key, response) VALUES (?, ?)", self._pending.items()
             )
+            self._db.execute("COMMIT")
+            self._pending.clear()
+        self._flushed_at = time.monotonic()
 
     def close(self) -> None:
         with self._lock:
+            self._flush()
             self._db.close()

@@ -34,6 +34,7 @@ class Reply:
     tool_calls: list[ToolCallSpec] = field(default_factory=list)
     delay_s: float = 0.0
     usage: tuple[int, int] | None = None
+    finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
 
 
 @dataclass

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from execmem.llm.config import PROBE_MESSAGES
 from execmem.llm.fake_policies import (  # noqa: F401 - re-exported: the server's public API
     FAULT_KINDS,
     MALFORMED_BODY,
@@ -112,7 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, text = self.server.owner.embeddings(body)
             self._send(status, text)
             return
-        delay_s, answer = self.server.owner.respond(body)
+        delay_s, answer = self.server.owner.respond(body, self.headers.get("authorization", ""))
         if delay_s > 0:
             self.server.owner._stopping.wait(delay_s)
         if isinstance(answer, Fault):
@@ -162,10 +164,17 @@ class FakeServer:
         port: int = 0,
         model: str = "fake-model",
         embedding_dim: int = 384,
+        api_key: str | None = None,
+        serves: Sequence[str] | None = None,
+        echo_auth: bool = False,
+        answer_probes: bool = True,
     ):
         self.policy, self.host, self.port, self.model = policy, host, port, model
         self.embedding_dim = embedding_dim
+        self.api_key, self.serves, self.echo_auth = api_key, serves, echo_auth
+        self.answer_probes = answer_probes
         self.requests: list[dict] = []
+        self.probes: list[dict] = []
         self.embedding_requests: list[dict] = []
         self.errors: list[str] = []
         self._lock = threading.Lock()
@@ -214,22 +223,32 @@ class FakeServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def respond(self, body: Any) -> tuple[float, Fault | str]:
+    def respond(self, body: Any, authorization: str = "") -> tuple[float, Fault | str]:
         """Record ``body`` and ask the policy: the delay, then a fault or the completion's JSON text.
 
         Bad requests become 400 faults; a policy that raises or returns something unusable (or a
         reply that cannot be rendered) becomes a 500 naming the problem, also kept in ``errors``.
+        A wrong key (when ``api_key`` is set) gets a 401 and a model not in ``serves`` a 404, before
+        the policy is asked. The client's start-up probe (``PROBE_MESSAGES``) is answered "OK" by
+        the server itself and kept in ``probes``, so scripted policies see only a run's requests
+        (with ``answer_probes=False`` the policy answers them too).
+        With ``echo_auth``, every error body repeats the Authorization header it received.
         """
+        refused = self._gate(body, authorization)
+        if refused is not None:
+            return 0.0, self._echo(refused, authorization)
+        if self.answer_probes and _is_probe(body):
+            with self._lock:
+                self.probes.append(body)
+            return 0.0, json.dumps(self.completion(body, Reply(content="OK")))
         with self._lock:
             self.requests.append(body)
-        if not isinstance(body, dict):
-            return 0.0, Fault(400, body=error_body(400, "request body must be a JSON object"))
         if body.get("stream"):
             return 0.0, Fault(400, body=error_body(400, "the fake server does not support stream=true"))
         try:
             answer = self.policy(body)
             if isinstance(answer, Fault):
-                return answer.delay_s, answer
+                return answer.delay_s, self._echo(answer, authorization)
             if not isinstance(answer, Reply):
                 raise TypeError(f"policy returned {type(answer).__name__}, not Reply or Fault")
             return answer.delay_s, json.dumps(self.completion(body, answer))
@@ -238,6 +257,30 @@ class FakeServer:
                 self.errors.append(traceback.format_exc())
             log.exception("fake server policy failed")
             return 0.0, Fault(500, body=error_body(500, f"policy failed: {type(exc).__name__}: {exc}"))
+
+    def _gate(self, body: Any, authorization: str) -> Fault | None:
+        if not isinstance(body, dict):
+            with self._lock:
+                self.requests.append(body)
+            return Fault(400, body=error_body(400, "request body must be a JSON object"))
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return Fault(401, body=error_body(401, "Incorrect API key provided."))
+        if self.serves is not None and body.get("model") not in self.serves:
+            return Fault(404, body=error_body(404, f"The model `{body.get('model')}` does not exist."))
+        return None
+
+    def _echo(self, fault: Fault, authorization: str) -> Fault:
+        """The fault, its error body carrying the Authorization header (when ``echo_auth``)."""
+        if not self.echo_auth or fault.drop_connection or fault.malformed_body:
+            return fault
+        text = fault.body if fault.body is not None else error_body(fault.status, f"fake {fault.status}")
+        try:
+            document = json.loads(text)
+            document["error"]["message"] += f" (request had Authorization: {authorization})"
+            text = json.dumps(document)
+        except (ValueError, KeyError, TypeError):
+            text += f" Authorization: {authorization}"
+        return dataclasses.replace(fault, body=text)
 
     def completion(self, body: dict, reply: Reply) -> dict:
         """The chat.completion document for ``reply``.
@@ -263,7 +306,7 @@ class FakeServer:
                 {
                     "index": 0,
                     "message": message,
-                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                    "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
                     "logprobs": None,
                 }
             ],
@@ -334,6 +377,10 @@ def hashed_embedding(text: str, dim: int = 384) -> list[float]:
     return [x / norm for x in vector]
 
 
+def _is_probe(body: dict) -> bool:
+    return body.get("max_tokens") == 1 and body.get("messages") == list(PROBE_MESSAGES)
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -364,6 +411,17 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--api-key", help="answer 401 unless the request carries this key")
+    parser.add_argument("--serves", nargs="+", help="answer 404 to requests for any other model")
+    parser.add_argument("--echo-auth", action="store_true", help="error bodies repeat the Authorization")
+    parser.add_argument(
+        "--mode", choices=("openai", "llama-cpp"), default="openai", help="llama-cpp: see fake_llamacpp"
+    )
+    parser.add_argument("--window", type=int, default=8192, help="llama-cpp mode: context window")
+    parser.add_argument("--tokenizer", help="llama-cpp mode: count prompt tokens with this tokenizer.json")
+    parser.add_argument("--runaway", action="store_true", help="llama-cpp mode: text replies run to the cap")
+    parser.add_argument("--token-s", type=float, default=0.0, help="llama-cpp mode: seconds per token")
+    parser.add_argument("--slots", type=int, help="llama-cpp mode: requests generating at once")
     args = parser.parse_args(argv)
     bad = [item for item in args.arg if "=" not in item]
     if bad:
@@ -372,14 +430,25 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _llama_cpp(policy: Policy, args: argparse.Namespace) -> Policy:
+    from execmem.llm.fake_llamacpp import LlamaCppLike, three_chars_per_token
+    from execmem.llm.token_counter import make_counter
+
+    count = make_counter(args.tokenizer, "").count if args.tokenizer else three_chars_per_token
+    return LlamaCppLike(policy, args.window, count, args.runaway, args.token_s, args.slots)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until SIGTERM or Ctrl-C, after printing ``READY <base_url>``."""
     args = _parse_args(argv)
     policy = load_policy(args.policy, args.kwargs)
+    if args.mode == "llama-cpp":
+        policy = _llama_cpp(policy, args)
     if args.latency:
         policy = with_latency(policy, args.latency)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with FakeServer(policy, args.host, args.port, args.model) as server:
+    options = {"api_key": args.api_key, "serves": args.serves, "echo_auth": args.echo_auth}
+    with FakeServer(policy, args.host, args.port, args.model, **options) as server:
         print(f"READY {server.base_url}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

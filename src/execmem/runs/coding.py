@@ -15,11 +15,12 @@ from typing import Any
 
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
-from execmem.llm.errors import InfraError
+from execmem.llm.errors import EndpointError, InfraError
 from execmem.runs.coding_config import CodingRunConfig, build_manifest, file_sha256, now
 from execmem.runs.coding_episode import EpisodeSettings, run_episode
 from execmem.runs.coding_metrics import compute_metrics
 from execmem.runs.coding_store import CodingRunStore, episode_id
+from execmem.runs.gather import run_all
 from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import memory_for
@@ -82,7 +83,13 @@ class CodingRun:
                 on_episode(record)
 
         try:
-            await asyncio.gather(*(one(task, seed) for task, seed in self.pending()))
+            pending = self.pending()
+            if pending and self.config.model.probe:  # a wrong URL, key or model: fail in seconds
+                await next(iter(self.models.values())).probe()
+            await run_all([one(task, seed) for task, seed in pending])
+        except BaseException:  # EndpointError stops the run; episodes in flight were cancelled
+            self.store.close()
+            raise
         finally:
             for model in self.models.values():
                 await model.aclose()
@@ -105,12 +112,15 @@ class CodingRun:
         memory = self.memories[task.instance_id]
         try:
             record = await run_episode(identifier, task, memory, self.models[seed], self.settings, trajectory)
+        except EndpointError:
+            raise
         except InfraError as exc:
             self._failure(identifier, task, seed, "infra", exc.reason, attempts=exc.attempts)
             return None
         except Exception as exc:  # noqa: BLE001 - stored with its traceback, re-run on resume
-            reason = f"{type(exc).__name__}: {exc}"
-            self._failure(identifier, task, seed, "crash", reason, traceback=traceback.format_exc())
+            redact = self.models[seed].redact
+            reason = redact(f"{type(exc).__name__}: {exc}")
+            self._failure(identifier, task, seed, "crash", reason, traceback=redact(traceback.format_exc()))
             return None
         finally:
             trajectory.close()

@@ -30,7 +30,7 @@ FIXED_FIELDS = ("model", "solver", "tools", "sandbox", "evaluation", "tasks", "s
 
 # Model settings that do not change what is measured (as for vehicle runs).
 _OPERATIONAL = {"base_url", "api_key_env", "max_connections", "max_retries", "timeout_s"}
-_OPERATIONAL |= {"backoff_base_s", "backoff_max_s", "seed"}
+_OPERATIONAL |= {"backoff_base_s", "backoff_max_s", "seed", "transport", "server_defect_after", "probe"}
 
 
 class CodingRunConfig(BaseModel):

@@ -9,12 +9,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from execmem.agents.vehicle.agent import VehicleEpisode, solve
+from execmem.agents.vehicle.agent import EpisodeAborted, VehicleEpisode, solve
 from execmem.agents.vehicle.conditions import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
-from execmem.llm.errors import InfraError
+from execmem.llm.errors import EndpointError, InfraError
+from execmem.runs.gather import run_all
 from execmem.runs.store import RunStore, check_resumable
 from execmem.runs.vehicle_conditions import make_condition
 from execmem.runs.vehicle_config import VehicleRunConfig
@@ -30,13 +31,14 @@ class VehicleRun:
     """One run folder being filled. Re-creating it on the same folder resumes."""
 
     def __init__(self, config: VehicleRunConfig, folder: Path) -> None:
-        self.config = config
         check_resumable(folder, config)  # refuse a different run's folder before touching it
         data_dir = resolve_data_dir(config.data_dir)
+        self.config = config = config.model_copy(update={"data_dir": data_dir.resolve()})  # as used
         self.questions = load_questions(data_dir, config.scenarios)
         self.book = Scorebook(self.questions)
         cache_root = config.cache_dir or folder
-        self.model = OpenAIChatModel(config.model, ResponseCache(cache_root / "responses.sqlite"))
+        self.cache = ResponseCache(cache_root / "responses.sqlite")
+        self.model = OpenAIChatModel(config.model, self.cache)
         self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds", folder)
         components = {
             "model": self.model.describe() | {"api_key_env": config.model.api_key_env},
@@ -50,7 +52,11 @@ class VehicleRun:
         return [q for q in self.questions if q.id not in self.store.finished]
 
     async def run(self, on_episode: EpisodeHook | None = None) -> dict[str, Any]:
-        """Run every pending episode, then write and return the metrics."""
+        """Run every pending episode, then write and return the metrics.
+
+        :class:`EndpointError` (refused key, unknown model, nothing listening; from the start-up
+        probe or any request) stops the run at once: episodes in flight are cancelled, finished
+        ones stay on disk, and the error propagates."""
         slots = asyncio.Semaphore(self.config.model.max_connections * 2)
 
         async def one(question: Question) -> None:
@@ -59,9 +65,16 @@ class VehicleRun:
                 on_episode(record)
 
         try:
-            await asyncio.gather(*(one(q) for q in self.pending()))
+            pending = self.pending()
+            if pending and self.config.model.probe:
+                await self.model.probe()
+            await run_all([one(q) for q in pending])
+        except BaseException:
+            self.store.close()
+            raise
         finally:
             await self.model.aclose()
+            self.cache.close()
         return self.finish()
 
     def finish(self) -> dict[str, Any]:
@@ -78,11 +91,18 @@ class VehicleRun:
             memory = await self._memory(question.scenario)
             async with slots:
                 episode = await solve(question, memory, self.model, self.config.max_steps)
-        except InfraError as exc:
+        except EndpointError:
+            raise
+        except EpisodeAborted as exc:
+            self.store.save_trajectory(trajectory_record(exc.episode, memory) | {"aborted": exc.cause.reason})
+            self._infra(question, "infra", exc.cause.reason, attempts=exc.cause.attempts)
+            return None
+        except InfraError as exc:  # building the scenario's memory
             self._infra(question, "infra", exc.reason, attempts=exc.attempts)
             return None
         except Exception as exc:  # noqa: BLE001 - stored with its traceback, re-run on resume
-            self._infra(question, "crash", f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+            reason, trace = f"{type(exc).__name__}: {exc}", traceback.format_exc()
+            self._infra(question, "crash", reason, traceback=self.model.redact(trace))
             return None
         record = self._record(episode)
         self.store.save_trajectory(trajectory_record(episode, memory))
@@ -114,14 +134,17 @@ class VehicleRun:
             "memory_tokens": episode.memory_tokens,
             "memory_tool_calls": loop.memory_tool_calls,
             "model_errors": dict(loop.errors + episode.environment.errors),
+            "tool_requests": loop.tool_requests,
             "latency_s": round(episode.seconds, 4),
-            "model_latency_s": round(loop.model_latency_s, 4),
-            "error_kind": "max_steps" if loop.end_reason == "max_steps" else None,
+            **loop.timing(),
+            "error_kind": loop.end_reason if loop.end_reason in ("max_steps", "context_length") else None,
+            "context_error": loop.context_error,
         }
 
     def _infra(self, question: Question, kind: str, reason: str, **extra: Any) -> None:
         at = datetime.now(UTC).isoformat(timespec="seconds")
         record = {"id": question.id, "scenario": question.scenario, "index": question.index}
+        reason = self.model.redact(reason)
         self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": at, **extra})
 
 

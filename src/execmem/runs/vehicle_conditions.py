@@ -13,6 +13,7 @@ from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemC
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
 from execmem.agents.vehicle.summary import RecursiveSummary
 from execmem.core.protocols import Model
+from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.memory import MissingExtraError, available_memories, memory_factory
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import load_history
@@ -38,7 +39,11 @@ def make_condition(
     if name == "gold":
         return GoldMemory()
     if name == "full-history":
-        return FullHistory(history, config.context_tokens)
+        try:
+            counter = make_counter(config.tokenizer, config.model.model)
+        except TokenizerError as exc:
+            raise ConditionError(str(exc)) from exc
+        return FullHistory(history, config.context_tokens, counter.count, counter.describe())
     if name == "summary":
         cache = BuildCache(build_root, name, config.model.model, SUMMARY_PROMPT_VERSION)
         return RecursiveSummary(model, history, cache)

@@ -18,6 +18,9 @@ _OPERATIONAL = {
     "timeout_s",
     "backoff_base_s",
     "backoff_max_s",
+    "transport",
+    "server_defect_after",
+    "probe",
 }
 
 
@@ -31,13 +34,19 @@ class VehicleRunConfig(BaseModel):
     max_steps: int = Field(10, ge=1)
     context_tokens: int = Field(100_000, ge=1)
     top_k: int = Field(5, ge=1)
+    # How --context-tokens is counted for full-history (llm.token_counter): auto, chars,
+    # tiktoken:ENCODING or a tokenizer.json.
+    tokenizer: str = "auto"
     data_dir: Path | None = None
     cache_dir: Path | None = None
 
     def identity(self) -> dict[str, Any]:
-        """The fields that define what the run measures (compared on resume)."""
+        """The fields that define what the run measures (compared on resume); the tokenizer only
+        where it cuts the prompt (full-history)."""
         data = self.model_dump(mode="json", exclude={"data_dir", "cache_dir"})
         data["model"] = {k: v for k, v in data["model"].items() if k not in _OPERATIONAL}
+        if self.memory != "full-history":
+            data.pop("tokenizer")
         return data
 
 

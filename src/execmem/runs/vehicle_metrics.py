@@ -30,13 +30,34 @@ def compute_metrics(
     metrics["infra_error_reasons"] = dict(Counter(_short(r["reason"]) for r in infra_errors))
     metrics["model_errors"] = dict(sum((Counter(e["model_errors"]) for e in episodes), Counter()))
     metrics["end_reasons"] = dict(Counter(e["end_reason"] for e in episodes))
+    metrics["endpoint"] = _endpoint(episodes)
     metrics["memory_build"] = _memory_cost(memory_records)
     return metrics
 
 
 def _add_means(block: dict[str, Any], episodes: list[dict[str, Any]]) -> None:
     for key in _MEANS:
-        block[f"mean_{key}"] = sum(e[key] for e in episodes) / len(episodes) if episodes else 0.0
+        block[f"mean_{key}"] = sum(e.get(key, 0) for e in episodes) / len(episodes) if episodes else 0.0
+
+
+def _endpoint(episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """How the endpoint served the episodes: the model's own time apart from waiting for a
+    connection or a retry; replies cut at the output cap; episodes where the model replied but
+    called no tool."""
+    steps = sum(e["steps"] for e in episodes)
+    model_s = sum(e.get("model_latency_s", 0.0) for e in episodes)
+    return {
+        "model_calls": steps,
+        "model_latency_s_per_call": round(model_s / steps, 4) if steps else 0.0,
+        "queue_s": round(sum(e.get("queue_s", 0.0) for e in episodes), 3),
+        "retry_wait_s": round(sum(e.get("retry_wait_s", 0.0) for e in episodes), 3),
+        "truncated_replies": sum(e.get("truncated_replies", 0) for e in episodes),
+        "episodes_with_replies": sum(e["steps"] > 0 for e in episodes),
+        "episodes_without_tool_calls": sum(
+            e["steps"] > 0 and e.get("tool_requests", 1) == 0 for e in episodes
+        ),
+        "context_length_failures": sum(e["end_reason"] == "context_length" for e in episodes),
+    }
 
 
 def _memory_cost(records: dict[int, dict[str, Any]]) -> dict[str, Any]:

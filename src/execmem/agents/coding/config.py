@@ -20,7 +20,11 @@ class SolverConfig(BaseModel):
     command_timeout_s: float = Field(120.0, gt=0, description="seconds one bash command may run")
     output_chars: int = Field(10_000, ge=200, description="characters of command output shown (head+tail)")
     context_tokens: int = Field(
-        100_000, ge=1, description="estimated prompt tokens (chars/4) beyond which the episode stops"
+        100_000, ge=1, description="prompt tokens (counted with `tokenizer`) beyond which the episode stops"
+    )
+    tokenizer: str = Field(
+        "auto",
+        description="how context_tokens is counted: auto, chars, tiktoken:ENCODING or a tokenizer.json",
     )
 
     def describe(self) -> dict[str, Any]:

@@ -5,12 +5,15 @@ checked before every model call, in this order: steps, tokens, time, context
 (the end reason names the first one hit). A command gets at most the time that
 is left, so a command that never ends is killed when the episode's time runs
 out. A reply without tool calls is a format error and gets a reminder, unless
-it contains the submit sentinel. ``InfraError`` from the model propagates.
+it contains the submit sentinel. When the endpoint refuses the prompt as over the
+model's window, the episode ends with ``context_length`` (and is evaluated as it stands).
+``InfraError`` from the model propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections import Counter
@@ -22,11 +25,14 @@ from execmem.agents.coding.bash_tool import BASH_SCHEMA, CommandRunner, run_bash
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import NO_TOOL_CALL, SUBMIT_SENTINEL, SYSTEM, first_user_message
 from execmem.agents.tokens import estimate_tokens
-from execmem.agents.tool_loop import as_openai_tools, parse_arguments
+from execmem.agents.tool_loop import as_openai_tools, call_record, parse_arguments
 from execmem.core.protocols import Model, ModelReply, ToolRequest, Usage
+from execmem.llm.errors import ContextOverflow
+from execmem.llm.token_counter import TokenCounter, make_counter
 
 TOOLS = as_openai_tools([BASH_SCHEMA])
 StepHook = Callable[[dict[str, Any]], None]
+TokenCount = Callable[[str], int]
 
 
 @dataclass
@@ -77,8 +83,13 @@ async def solve(
     """Run the loop on ``runner`` (an episode); ``on_step`` gets each finished step as a dict."""
     clock = _Clock(config.time_limit_s)
     result = SolveResult(messages=opening_messages(statement, memory))
-    while not (reason := budget_exhausted(result, config, clock.left())):
-        reply = await model.complete(result.messages, TOOLS)
+    count = counter(config.tokenizer, model.describe().get("model", "")).count
+    while not (reason := budget_exhausted(result, config, clock.left(), count)):
+        try:
+            reply = await model.complete(result.messages, TOOLS)
+        except ContextOverflow:  # the endpoint's window, not the estimate, ran out: the model's limit
+            reason = "context_length"
+            break
         result.steps += 1
         result.usage += reply.usage
         result.model_latency_s += reply.latency_s
@@ -94,7 +105,15 @@ async def solve(
     return result
 
 
-def budget_exhausted(result: SolveResult, config: SolverConfig, time_left: float) -> str:
+@functools.lru_cache(maxsize=8)
+def counter(spec: str, model: str) -> TokenCounter:
+    """The token counter of ``--tokenizer`` for ``model``, loaded once per run."""
+    return make_counter(spec, model)
+
+
+def budget_exhausted(
+    result: SolveResult, config: SolverConfig, time_left: float, count_tokens: TokenCount = estimate_tokens
+) -> str:
     """The first budget that is used up ("" while all are left)."""
     if result.steps >= config.max_steps:
         return "max_steps"
@@ -102,7 +121,7 @@ def budget_exhausted(result: SolveResult, config: SolverConfig, time_left: float
         return "token_limit"
     if time_left <= 0:
         return "time_limit"
-    if estimate_tokens(json.dumps(result.messages, ensure_ascii=False)) > config.context_tokens:
+    if count_tokens(json.dumps(result.messages, ensure_ascii=False)) > config.context_tokens:
         return "context_limit"
     return ""
 
@@ -173,9 +192,6 @@ def _step_record(
         "step": step,
         "assistant": _assistant_message(reply),
         "tool_results": outputs,
-        "input_tokens": reply.usage.input_tokens,
-        "output_tokens": reply.usage.output_tokens,
-        "latency_s": round(reply.latency_s, 4),
-        "cached": reply.cached,
+        **call_record(reply),
         "elapsed_s": round(elapsed_s, 3),
     }

@@ -11,6 +11,7 @@ from execmem.agents.tool_loop import LoopResult, run_tool_loop
 from execmem.agents.vehicle.conditions import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_SYSTEM, MEMORY_BLOCK, MEMORY_TOOL_HINT, REQUEST
 from execmem.core.protocols import Model
+from execmem.llm.errors import InfraError
 from execmem.suites.vehicle.dataset import Question
 from execmem.suites.vehicle.environment import VehicleEnvironment, module_catalogue
 
@@ -46,10 +47,23 @@ def build_messages(question: Question, memory: ScenarioMemory) -> tuple[list[dic
     return messages, estimate_tokens(text) if text else 0
 
 
+class EpisodeAborted(Exception):
+    """The endpoint failed mid-episode (``cause``); ``episode`` holds what was done until then."""
+
+    def __init__(self, cause: InfraError, episode: VehicleEpisode) -> None:
+        super().__init__(cause.reason)
+        self.cause, self.episode = cause, episode
+
+
 async def solve(question: Question, memory: ScenarioMemory, model: Model, max_steps: int) -> VehicleEpisode:
-    """Run one episode on a fresh car (InfraError from the model propagates)."""
+    """Run one episode on a fresh car; an InfraError from the model becomes :class:`EpisodeAborted`."""
     started = time.perf_counter()
     messages, memory_tokens = build_messages(question, memory)
-    environment = VehicleEnvironment()
-    loop = await run_tool_loop(model, environment, messages, memory.tools(), max_steps)
-    return VehicleEpisode(question, environment, loop, memory_tokens, time.perf_counter() - started)
+    episode = VehicleEpisode(question, VehicleEnvironment(), LoopResult(messages), memory_tokens, 0.0)
+    try:
+        await run_tool_loop(model, episode.environment, messages, memory.tools(), max_steps, episode.loop)
+    except InfraError as exc:
+        raise EpisodeAborted(exc, episode) from exc
+    finally:
+        episode.seconds = time.perf_counter() - started
+    return episode

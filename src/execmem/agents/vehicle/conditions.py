@@ -6,6 +6,7 @@ receives its memory in the prompt, or through memory tools, or not at all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -13,6 +14,8 @@ from execmem.agents.tokens import estimate_tokens
 from execmem.agents.tool_loop import MemoryTools
 from execmem.core.protocols import Usage
 from execmem.suites.vehicle.dataset import HistoryLine, Question
+
+TokenCount = Callable[[str], int]
 
 
 @dataclass
@@ -22,11 +25,12 @@ class MemoryCost:
     llm_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
+    context_overflows: int = 0  # days whose update the endpoint refused as over the model's window
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> MemoryCost:
         usage = Usage(record["input_tokens"], record["output_tokens"])
-        return cls(record["llm_calls"], usage, record["seconds"])
+        return cls(record["llm_calls"], usage, record["seconds"], record.get("context_overflows", 0))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -34,6 +38,7 @@ class MemoryCost:
             "input_tokens": self.usage.input_tokens,
             "output_tokens": self.usage.output_tokens,
             "seconds": round(self.seconds, 3),
+            "context_overflows": self.context_overflows,
         }
 
 
@@ -101,30 +106,42 @@ def format_lines(lines: list[HistoryLine]) -> str:
 
 
 class FullHistory:
-    """The scenario's whole dialogue in the prompt, cut from the oldest end to fit the budget."""
+    """The scenario's whole dialogue in the prompt, cut from the oldest end to fit the budget
+    (counted with ``count_tokens``: the model's tokenizer where known, see llm.token_counter)."""
 
     name = "full-history"
 
-    def __init__(self, history_loader, context_tokens: int) -> None:
+    def __init__(
+        self,
+        history_loader,
+        context_tokens: int,
+        count_tokens: TokenCount = estimate_tokens,
+        tokenizer: dict[str, Any] | None = None,
+    ) -> None:
         self._load = history_loader
         self.context_tokens = context_tokens
+        self.count_tokens = count_tokens
+        self.tokenizer = tokenizer or {"kind": "chars", "name": "chars/4"}
 
     async def prepare(self, scenario: int) -> ScenarioMemory:
         lines = self._load(scenario)
-        kept, dropped = keep_newest(lines, self.context_tokens)
+        kept, dropped = keep_newest(lines, self.context_tokens, self.count_tokens)
         notes = {"lines_total": len(lines), "lines_dropped": dropped, "truncated": dropped > 0}
         return PromptMemory(text=format_lines(kept), notes=notes)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "context_tokens": self.context_tokens, "truncation": "oldest lines first"}
+        budget = {"context_tokens": self.context_tokens, "tokenizer": self.tokenizer}
+        return {"name": self.name, **budget, "truncation": "oldest lines first"}
 
 
-def keep_newest(lines: list[HistoryLine], budget_tokens: int) -> tuple[list[HistoryLine], int]:
+def keep_newest(
+    lines: list[HistoryLine], budget_tokens: int, count_tokens: TokenCount = estimate_tokens
+) -> tuple[list[HistoryLine], int]:
     """The newest lines whose text fits the token budget, and how many older lines were dropped."""
     total = 0
     start = len(lines)
     while start > 0:
-        cost = estimate_tokens(format_lines([lines[start - 1]])) + 1
+        cost = count_tokens(format_lines([lines[start - 1]])) + 1  # + the newline
         if total + cost > budget_tokens:
             break
         total += cost

@@ -130,6 +130,7 @@ class KeyValueCondition:
             )
             cost.llm_calls += result.steps
             cost.usage += result.usage
+            cost.context_overflows += result.end_reason == "context_length"
         cost.seconds = time.perf_counter() - started
         built = KeyValueMemory(store, cost)
         self.cache.save(scenario, built.record())

@@ -9,6 +9,7 @@ from execmem.agents.vehicle.build_cache import BuildCache, by_day
 from execmem.agents.vehicle.conditions import MemoryCost, PromptMemory, ScenarioMemory, format_lines
 from execmem.agents.vehicle.prompts import SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM, SUMMARY_USER
 from execmem.core.protocols import Model
+from execmem.llm.errors import ContextOverflow
 
 SUMMARY_LIMIT_CHARS = 8192
 
@@ -43,7 +44,11 @@ class RecursiveSummary:
                     "content": SUMMARY_USER.format(memory=memory, day=day, dialogue=format_lines(lines)),
                 },
             ]
-            reply = await self.model.complete(messages)
+            try:
+                reply = await self.model.complete(messages)
+            except ContextOverflow:  # the day does not fit the model's window: the memory goes on without it
+                cost.context_overflows += 1
+                continue
             cost.llm_calls += 1
             cost.usage += reply.usage
             memory = (reply.content or "").strip()[: self.limit] or memory
