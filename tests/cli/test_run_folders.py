@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from execmem.agents.vehicle.scripted import OraclePolicy
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, with_latency
 from execmem.runs.coding_store import CodingRunStore
 from execmem.runs.episode_log import LOCK_FILE, RunFolderError
-from execmem.runs.files import read_jsonl
 from tests.cli.conftest import assert_one_line_error, execmem, invoke
 from tests.runs.conftest import run_vehicle
 
@@ -53,7 +53,7 @@ def test_second_run_on_a_busy_folder_refuses_and_pays_nothing(tmp_path, oracle):
         second = invoke(*_run_args(server.base_url, folder, "1-3"))
         assert_one_line_error(second, f"{folder} is in use by another execmem run (pid {first.pid})")
         assert first.wait(timeout=120) == 0, first.stderr.read().decode()
-        episodes = read_jsonl(folder / "episodes.jsonl")
+        episodes = complete_records(folder / "episodes.jsonl")
         assert len(episodes) == 30 and len({e["id"] for e in episodes}) == 30
         assert len(server.requests) == sum(e["steps"] for e in episodes)  # no request paid twice
         config = json.loads((folder / "config.json").read_text())
@@ -149,7 +149,7 @@ def test_torn_last_line_is_still_repaired(finished, tmp_path, oracle):
         result = invoke(*_run_args(server.base_url, folder))
     assert result.exit_code == 0, result.output
     assert "resuming" in result.stderr and "9 of 10 episodes kept" in result.stderr
-    episodes = read_jsonl(folder / "episodes.jsonl")
+    episodes = complete_records(folder / "episodes.jsonl")
     assert len(episodes) == 10 and len({e["id"] for e in episodes}) == 10
 
 
@@ -162,4 +162,4 @@ def test_folder_a_run_was_killed_in_before_its_config_is_resumed(tmp_path, oracl
     with FakeServer(oracle) as server:
         result = invoke(*_run_args(server.base_url, folder))
     assert result.exit_code == 0, result.output
-    assert len(read_jsonl(folder / "episodes.jsonl")) == 10
+    assert len(complete_records(folder / "episodes.jsonl")) == 10

@@ -9,9 +9,9 @@ import subprocess
 import time
 
 from execmem.agents.vehicle.scripted import OraclePolicy
+from execmem.core.files import complete_records
 from execmem.llm.fake_policies import with_faults
 from execmem.llm.fake_server import FakeServer, with_latency
-from execmem.runs.files import read_jsonl
 from tests.cli.conftest import execmem, invoke
 
 
@@ -38,7 +38,7 @@ def test_ctrl_c_keeps_finished_episodes_and_prints_the_resume_command(tmp_path, 
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
         assert process.returncode == 130, err.decode()
-        saved = read_jsonl(folder / "episodes.jsonl")
+        saved = complete_records(folder / "episodes.jsonl")
         message = err.decode().strip().splitlines()[-1]
         assert (
             message
@@ -48,7 +48,7 @@ def test_ctrl_c_keeps_finished_episodes_and_prints_the_resume_command(tmp_path, 
         resumed = invoke(*args)
     assert resumed.exit_code == 0, resumed.output
     assert f"resuming {folder}: {len(saved)} of 30 episodes kept, {30 - len(saved)} to run" in resumed.stderr
-    episodes = read_jsonl(folder / "episodes.jsonl")
+    episodes = complete_records(folder / "episodes.jsonl")
     assert len(episodes) == 30 and len({e["id"] for e in episodes}) == 30
 
 
@@ -58,7 +58,7 @@ def test_run_with_infrastructure_errors_exits_1_and_says_how_to_resume(tmp_path,
     with FakeServer(faults) as server:
         args = _args(server.base_url, folder, "1-2")
         first = invoke(*args)
-        failed = len({r["id"] for r in read_jsonl(folder / "infra_errors.jsonl")})
+        failed = len({r["id"] for r in complete_records(folder / "infra_errors.jsonl")})
         assert failed > 0 and first.exit_code == 1, first.output
         last = first.stderr.strip().splitlines()[-1]
         assert last == (

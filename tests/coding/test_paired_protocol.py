@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION
 from execmem.cli.coding import app
+from execmem.core.files import complete_records
+from execmem.core.hashing import file_sha256
 from execmem.llm.fake_server import FakeServer
 from execmem.runs.coding_compare import load_coding_run, paired_report
-from execmem.runs.coding_config import file_sha256
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.files import read_jsonl
 from execmem.suites.coding.tasks import load_tasks
 from tests.coding.conftest import needs_bwrap
 from tests.coding.paired_support import MemoryOracle, make_tasks, run_condition
@@ -111,10 +111,10 @@ def test_manifest_declares_what_the_protocol_fixes(paired):
 
 
 def test_episodes_keep_their_patch_and_a_per_step_trajectory(paired):
-    records = {e["id"]: e for e in read_jsonl(paired.runs["record"] / "episodes.jsonl")}
+    records = {e["id"]: e for e in complete_records(paired.runs["record"] / "episodes.jsonl")}
     assert "+    return -x" in records["alpha__neg@0"]["model_patch"] and records["alpha__neg@0"]["resolved"]
     assert records["alpha__double@0"]["model_patch"] == "" and not records["alpha__double@0"]["resolved"]
-    trajectory = read_jsonl(paired.runs["record"] / "trajectories" / "alpha__neg@0.jsonl")
+    trajectory = complete_records(paired.runs["record"] / "trajectories" / "alpha__neg@0.jsonl")
     assert trajectory[0]["messages"][0]["role"] == "system" and trajectory[-1]["end_reason"] == "submitted"
     assert [line.get("step") for line in trajectory[1:-1]] == [1, 2]
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.cli.coding import app
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, Fault
-from execmem.runs.files import read_jsonl
 from execmem.suites.coding.tasks import dump_tasks, load_tasks
 from tests.coding.conftest import needs_bwrap
 from tests.coding.paired_support import MemoryOracle, bash, hang, issue_of, make_tasks, run_condition
@@ -43,7 +43,7 @@ def test_infra_errors_are_recorded_and_only_they_rerun_on_resume(tmp_path):
     with FakeServer(failing_for("alpha__inc", oracle)) as server:
         first = run_condition(folder, tasks_file, server.base_url, "record", model_options={"max_retries": 0})
     assert first["episodes"] == {"expected": 12, "finished": 10, "infra_errors": 2, "complete": False}
-    errors = read_jsonl(folder / "infra_errors.jsonl")
+    errors = complete_records(folder / "infra_errors.jsonl")
     assert {e["id"] for e in errors} == {"alpha__inc@0", "alpha__inc@1"}
     assert all(e["error_kind"] == "infra" and "500" in e["reason"] for e in errors)
     finished_before = (folder / "episodes.jsonl").read_text()
@@ -63,7 +63,7 @@ def test_a_crashing_episode_keeps_its_traceback_and_the_others_finish(tmp_path):
     with FakeServer(MemoryOracle(tasks)) as server:
         metrics = run_condition(tmp_path / "run", tasks_file, server.base_url, "off", seeds=1)
     assert metrics["episodes"]["finished"] == 2 and metrics["infra_error_kinds"] == {"crash": 1}
-    (crash,) = read_jsonl(tmp_path / "run" / "infra_errors.jsonl")
+    (crash,) = complete_records(tmp_path / "run" / "infra_errors.jsonl")
     assert crash["id"] == "alpha__double@0" and "Traceback (most recent call last)" in crash["traceback"]
 
 
@@ -75,9 +75,9 @@ def test_a_command_that_runs_forever_is_stopped_and_the_episode_is_scored(tmp_pa
         metrics = run_condition(tmp_path / "run", tasks_file, server.base_url, "off", seeds=1, solver=solver)
     assert time.monotonic() - started < 30
     assert metrics["episodes"]["finished"] == 3 and metrics["end_reasons"] == {"time_limit": 3}
-    for record in read_jsonl(tmp_path / "run" / "episodes.jsonl"):
+    for record in complete_records(tmp_path / "run" / "episodes.jsonl"):
         assert not record["resolved"] and record["outcomes"] and record["agent_s"] < 10
-    steps = read_jsonl(tmp_path / "run" / "trajectories" / "alpha__inc@0.jsonl")
+    steps = complete_records(tmp_path / "run" / "trajectories" / "alpha__inc@0.jsonl")
     assert steps[1]["tool_results"][0]["timed_out"] and steps[-1]["end_reason"] == "time_limit"
 
 
@@ -94,7 +94,7 @@ def test_agent_commands_cannot_read_the_run_the_tasks_or_the_fixed_source(tmp_pa
     with FakeServer(snoop) as server:
         run_condition(run, tasks_file, server.base_url, "record", seeds=1)
     for line in (run / "trajectories").glob("*.jsonl"):
-        output = read_jsonl(line)[1]["tool_results"][0]["output"]
+        output = complete_records(line)[1]["tool_results"][0]["output"]
         assert output.split()[:4] == ["0", "0", "0", "workspaces"], output  # only the mount point
     assert json.loads((run / "manifest.json").read_text())["sandbox"]["kind"] == "bubblewrap"
 

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.prompts import SUBMIT_COMMAND
 from execmem.cli.coding import app
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, scripted
-from execmem.runs.files import read_jsonl
 from tests.coding.conftest import needs_bwrap
 from tests.coding.forgeries import CONFIGS, FLIP_HOOK, REWRITE_REPORT
 from tests.coding.paired_support import bash, make_tasks
@@ -62,14 +62,16 @@ def test_the_attacks_fail_through_the_cli(tmp_path, monkeypatch):
     assert done.exit_code == 0, done.output
     assert "1/1 episodes, resolved 0" in done.output
 
-    episode = read_jsonl(out / "episodes.jsonl")[0]
+    episode = complete_records(out / "episodes.jsonl")[0]
     assert not episode["resolved"] and episode["evaluation_suspect"], episode
     assert episode["outcomes"]["tests/test_core.py::test_double"] == "passed"  # forged, and caught
     assert {"conftest.py", "pytest.ini"} <= set(episode["eval_dropped_paths"])
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["resolved"] == 0 and metrics["evaluation_suspect"] == 1
 
-    escape_output = read_jsonl(out / "trajectories" / "alpha__double@0.jsonl")[1]["tool_results"][0]["output"]
+    escape_output = complete_records(out / "trajectories" / "alpha__double@0.jsonl")[1]["tool_results"][0][
+        "output"
+    ]
     assert "ESCAPE-DONE" in escape_output and "must be superuser" in escape_output
     assert "Operation not permitted" in escape_output  # mknod
     assert "gold" not in escape_output and "FAIL_TO_PASS" not in escape_output

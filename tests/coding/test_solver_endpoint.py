@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.solver import opening_messages
 from execmem.cli.coding import app
+from execmem.core.files import complete_records
 from execmem.llm.fake_llamacpp import LlamaCppLike
 from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
-from execmem.runs.files import read_jsonl
 from tests.coding.conftest import needs_bwrap
 from tests.coding.paired_support import bash, make_tasks
 from tests.coding.test_paired_solver import run_solver
@@ -72,6 +72,6 @@ def test_coding_run_stops_with_one_line_when_the_endpoint_cannot_serve_it(tmp_pa
     with FakeServer(scripted([Fault(401)])) as server:
         refused = _coding_run(tasks_file, server.base_url, tmp_path / "refused")
     assert refused.exit_code == 2 and "refused the API key" in refused.output
-    assert read_jsonl(tmp_path / "refused" / "infra_errors.jsonl") == [] and len(server.requests) <= 4
+    assert complete_records(tmp_path / "refused" / "infra_errors.jsonl") == [] and len(server.requests) <= 4
     bad = _coding_run(tasks_file, "http://x/v1", tmp_path / "bad", "--tokenizer", "tiktoken:nope")
     assert bad.exit_code == 2 and "cannot load the nope encoding" in bad.output

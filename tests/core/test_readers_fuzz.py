@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from execmem.core.files import DamagedFileError, complete_records_with_lines
 from execmem.core.jsonl import MAX_DEPTH, JsonlError, records
-from execmem.runs.files import DamagedFileError, read_jsonl_lines
 from execmem.suites.coding.tasks import TaskFileError, load_tasks
 from execmem.suites.vehicle.calls import CallSyntaxError, parse_call_string, parse_calls
 from execmem.suites.vehicle.dataset import DatasetError, load_questions
@@ -181,7 +181,7 @@ def test_run_file_reader_reports_damaged_lines_and_ignores_a_torn_tail(tmp_path,
     path = tmp_path / "episodes.jsonl"
     path.write_bytes(b"".join(line.replace(b"\n", b" ") + b"\n" for line in lines) + tail.replace(b"\n", b""))
     try:
-        found = read_jsonl_lines(path)
+        found = complete_records_with_lines(path)
     except DamagedFileError as exc:
         assert str(exc).startswith(f"{path}:")
         return
@@ -191,7 +191,7 @@ def test_run_file_reader_reports_damaged_lines_and_ignores_a_torn_tail(tmp_path,
 def test_run_file_damaged_middle_line_is_named_torn_last_line_is_not(tmp_path):
     path = tmp_path / "episodes.jsonl"
     path.write_bytes(b'{"id": "a"}\n{"id": "b"}\n{"id": "c"')
-    assert [r["id"] for _, r in read_jsonl_lines(path)] == ["a", "b"]
+    assert [r["id"] for _, r in complete_records_with_lines(path)] == ["a", "b"]
     path.write_bytes(b'{"id": "a"}\n{"id": \n{"id": "c"}\n')
     with pytest.raises(DamagedFileError, match=r"episodes\.jsonl:2: damaged line"):
-        read_jsonl_lines(path)
+        complete_records_with_lines(path)

@@ -11,17 +11,17 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
-from execmem.agents.tokens import estimate_tokens
 from execmem.agents.vehicle import memory_system
 from execmem.agents.vehicle.ingest import by_hour
 from execmem.agents.vehicle.memory_search import SearchMemoryTool, clamp_k, format_item, format_results
 from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemCondition, open_system
 from execmem.agents.vehicle.scripted import request_query
 from execmem.cli.main import app
+from execmem.core.files import complete_records
 from execmem.core.protocols import MemoryItem
+from execmem.core.tokens import estimate_tokens
 from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
 from execmem.memory.bm25 import Bm25Memory
-from execmem.runs.files import read_jsonl
 from execmem.suites.vehicle.dataset import HistoryLine, load_history
 from tests.runs.conftest import run_vehicle
 
@@ -57,7 +57,7 @@ def test_bm25_run_ingests_history_and_the_search_result_reaches_the_model(
         assert request["messages"][3]["content"].startswith("(1) [2025-")
     results = {request_query(r): r["messages"][3]["content"] for r in second_steps}
     query_of = {q.id: q.query for q in questions}
-    for episode in read_jsonl(folder / "episodes.jsonl"):
+    for episode in complete_records(folder / "episodes.jsonl"):
         assert episode["memory_tool_calls"] == 1
         assert episode["memory_tokens"] == estimate_tokens(results[query_of[episode["id"]]]) > 0
     history = load_history(vehicle_data, 1)

@@ -8,11 +8,11 @@ import os
 
 import pytest
 
+from execmem.core.files import complete_records
 from execmem.llm.errors import AuthError
 from execmem.llm.fake_llamacpp import LlamaCppLike
 from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec
 from execmem.llm.token_counter import make_counter
-from execmem.runs.files import read_jsonl
 from tests.runs.conftest import run_vehicle
 
 FIVE = [1, 2, 3, 4, 5]
@@ -49,7 +49,7 @@ def test_null_assistant_content_is_a_server_defect_met_once_per_episode(tmp_path
             tmp_path / "null", server.base_url, vehicle_data, memory="gold", scenarios=[1],
             model_options={"null_content": "null", "max_retries": 6, "backoff_base_s": 0.05},
         )  # fmt: skip
-    failures = read_jsonl(tmp_path / "null" / "infra_errors.jsonl")
+    failures = complete_records(tmp_path / "null" / "infra_errors.jsonl")
     assert metrics["episodes"]["infra_errors"] == 10 and metrics["overall"]["n"] == 0
     assert all(f["reason"].startswith("server defect") and f["attempts"] == 2 for f in failures)
     assert len(server.requests) == 10 * (1 + 2)  # the first step, then the defect twice: no more
@@ -64,7 +64,7 @@ def test_full_history_over_the_window_scores_every_episode(tmp_path, oracle, veh
     assert metrics["episodes"] == {"expected": 10, "finished": 10, "infra_errors": 0, "complete": True}
     assert metrics["end_reasons"] == {"context_length": 10} and metrics["overall"]["exact_match"] == 0.0
     assert metrics["endpoint"]["episodes_with_replies"] == 0  # so no "no tool called" warning
-    episode = read_jsonl(tmp_path / "over" / "episodes.jsonl")[0]
+    episode = complete_records(tmp_path / "over" / "episodes.jsonl")[0]
     assert (
         episode["error_kind"] == "context_length"
         and "maximum context length is 8192" in episode["context_error"]
@@ -102,7 +102,7 @@ def test_a_runaway_reply_is_capped_and_recorded(tmp_path, oracle, vehicle_data):
         )  # fmt: skip
     assert all(r["max_tokens"] == 64 for r in server.requests)
     assert metrics["endpoint"]["truncated_replies"] == 10 and metrics["episodes"]["finished"] == 10
-    calls = read_jsonl(tmp_path / "cap" / "trajectories.jsonl")[0]["model_calls"]
+    calls = complete_records(tmp_path / "cap" / "trajectories.jsonl")[0]["model_calls"]
     assert calls[-1]["finish_reason"] == "length" and calls[-1]["output_tokens"] == 64
     assert {"queue_s", "retry_wait_s", "latency_s", "attempts", "cached"} <= calls[0].keys()
 
@@ -121,7 +121,7 @@ def test_an_infra_error_keeps_the_episodes_trajectory(tmp_path, questions, vehic
             tmp_path / "run", server.base_url, vehicle_data, memory="gold", scenarios=[first.scenario],
             model_options={"max_retries": 1},
         )  # fmt: skip
-    trajectories = {t["id"]: t for t in read_jsonl(tmp_path / "run" / "trajectories.jsonl")}
+    trajectories = {t["id"]: t for t in complete_records(tmp_path / "run" / "trajectories.jsonl")}
     kept = trajectories[first.id]
     assert "HTTP 503" in kept["aborted"] and len(kept["model_calls"]) == 1
     assert [m["role"] for m in kept["messages"]][-2:] == ["assistant", "tool"]
@@ -140,8 +140,8 @@ def test_a_refused_key_mid_run_stops_it_without_failing_episodes(tmp_path, oracl
             tmp_path / "run", server.base_url, vehicle_data, memory="gold", scenarios=[1, 2, 3],
             model_options={"max_connections": 2},
         )  # fmt: skip
-    finished = read_jsonl(tmp_path / "run" / "episodes.jsonl")
-    assert read_jsonl(tmp_path / "run" / "infra_errors.jsonl") == []
+    finished = complete_records(tmp_path / "run" / "episodes.jsonl")
+    assert complete_records(tmp_path / "run" / "infra_errors.jsonl") == []
     assert 0 < len(finished) < 30 and len(server.requests) <= 40 + 4  # what was in flight
 
 

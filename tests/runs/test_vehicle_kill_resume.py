@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, with_latency
-from execmem.runs.files import read_jsonl
 from tests.runs.conftest import run_vehicle, scores
 
 SCENARIOS = "1-8"
@@ -86,7 +86,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, oracle, vehicle_data):
             assert process.returncode == 0, process.stderr.read().decode()
             break
     assert kills >= 2 and process.returncode == 0
-    episodes = read_jsonl(folder / "episodes.jsonl")
+    episodes = complete_records(folder / "episodes.jsonl")
     ids = [e["id"] for e in episodes]
     assert len(ids) == 80 and len(set(ids)) == 80
     import json

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from execmem.agents.vehicle.build_cache import by_day
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
-from execmem.runs.files import read_jsonl
 from execmem.suites.vehicle.dataset import load_history
 from tests.runs.conftest import run_vehicle
 
@@ -98,6 +98,6 @@ def test_full_history_is_cut_from_the_oldest_end(tmp_path, oracle, vehicle_data)
     # "fake" has no known tokenizer: the budget is counted as characters/4 x 1.5, so the kept text
     # is 2000 / 1.5 tokens on MemToken's plain characters/4 yardstick
     assert 1200 < metrics["overall"]["mean_memory_tokens"] <= 2000 / 1.5 + 1
-    trajectory = read_jsonl(tmp_path / "fh" / "trajectories.jsonl")[0]
+    trajectory = complete_records(tmp_path / "fh" / "trajectories.jsonl")[0]
     assert "<memory: memory/scenario-3.json#text>" in trajectory["messages"][1]["content"]
     assert history[-1].text not in trajectory["messages"][1]["content"]

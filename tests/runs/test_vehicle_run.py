@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from execmem.core.files import complete_records
 from execmem.llm.fake_server import FakeServer, with_faults
 from execmem.runs.compare import compare_rows, load_run
-from execmem.runs.files import read_jsonl
 from tests.runs.conftest import run_vehicle, scores
 
 DUPLICATED = {"38-3", "44-5"}  # same query text as 38-2 / 44-4, different answers
@@ -15,14 +15,14 @@ DUPLICATED = {"38-3", "44-5"}  # same query text as 38-2 / 44-4, different answe
 def test_gold_run_reaches_the_ceiling(tmp_path, oracle, vehicle_data):
     with FakeServer(oracle) as server:
         metrics = run_vehicle(tmp_path / "gold", server.base_url, vehicle_data, memory="gold")
-    episodes = read_jsonl(tmp_path / "gold" / "episodes.jsonl")
+    episodes = complete_records(tmp_path / "gold" / "episodes.jsonl")
     assert len(episodes) == 500 and len({e["id"] for e in episodes}) == 500
     assert {e["id"] for e in episodes if not e["exact_match"]} == DUPLICATED
     assert metrics["overall"]["exact_match"] == 498 / 500
     assert metrics["episodes"] == {"expected": 500, "finished": 500, "infra_errors": 0, "complete": True}
     first = episodes[0]
     assert first["steps"] == 3 and first["memory_tokens"] > 0 and first["input_tokens"] > 0
-    trajectory = read_jsonl(tmp_path / "gold" / "trajectories.jsonl")[0]
+    trajectory = complete_records(tmp_path / "gold" / "trajectories.jsonl")[0]
     assert trajectory["id"] in {e["id"] for e in episodes}
     per_call = trajectory["model_calls"]
     episode = next(e for e in episodes if e["id"] == trajectory["id"])
@@ -61,13 +61,13 @@ def test_exhausted_retries_are_infra_errors_rerun_on_resume(tmp_path, oracle, ve
     assert (
         failed > 0 and first["episodes"]["finished"] == 30 - failed and first["overall"]["n"] == 30 - failed
     )
-    reasons = read_jsonl(folder / "infra_errors.jsonl")
+    reasons = complete_records(folder / "infra_errors.jsonl")
     assert all(r["error_kind"] == "infra" and ("500" in r["reason"] or "429" in r["reason"]) for r in reasons)
     with FakeServer(oracle) as server:
         resumed = run_vehicle(folder, server.base_url, vehicle_data, **options)
     assert resumed["episodes"]["infra_errors"] == 0 and resumed["episodes"]["finished"] == 30
     assert scores(resumed) == scores(clean)
-    assert len(read_jsonl(folder / "episodes.jsonl")) == 30
+    assert len(complete_records(folder / "episodes.jsonl")) == 30
 
 
 def test_mistakes_are_scored_and_counted_as_model_errors(tmp_path, questions, vehicle_data):
@@ -86,8 +86,8 @@ def test_mistakes_are_scored_and_counted_as_model_errors(tmp_path, questions, ve
         + errors.get("unlisted_module", 0)
         > 0
     )
-    episodes = {e["id"]: e for e in read_jsonl(tmp_path / "run" / "episodes.jsonl")}
-    trajectories = {t["id"]: t for t in read_jsonl(tmp_path / "run" / "trajectories.jsonl")}
+    episodes = {e["id"]: e for e in complete_records(tmp_path / "run" / "episodes.jsonl")}
+    trajectories = {t["id"]: t for t in complete_records(tmp_path / "run" / "trajectories.jsonl")}
     checked = 0
     for question in questions[:40]:
         if policy.mistake(question) == "unlisted_module":
@@ -162,7 +162,7 @@ def test_cli_run_and_compare(tmp_path, oracle, vehicle_data):
         assert again.exit_code == 0
         other = runner.invoke(app, [*args[:3], "other-model", *args[4:]])
         assert other.exit_code == 2 and "holds a different run" in other.stderr
-    assert len(read_jsonl(tmp_path / "none" / "episodes.jsonl")) == 10
+    assert len(complete_records(tmp_path / "none" / "episodes.jsonl")) == 10
     result = runner.invoke(
         app, ["vehicle", "compare", str(tmp_path / "gold"), str(tmp_path / "none"), "--json"]
     )

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from execmem.agents.tokens import estimate_tokens
 from execmem.core.protocols import Environment, Model, ModelReply, ToolRequest, Usage
+from execmem.core.tokens import estimate_tokens
 from execmem.llm.errors import ContextOverflow
 
 

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.core import TyperGroup
 
-from execmem.core.validation import first_error
+from execmem.core.pydantic_errors import first_error
 
 EXIT_INCOMPLETE = 1
 EXIT_BAD_INPUT = 2

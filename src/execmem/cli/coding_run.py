@@ -29,7 +29,7 @@ from execmem.cli.endpoint_options import (
     ToolChoiceOption,
 )
 from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
-from execmem.core.validation import first_error
+from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import EndpointError
 from execmem.llm.token_counter import TokenizerError, make_counter

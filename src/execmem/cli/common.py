@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from execmem.cli.boundary import fail
-from execmem.core.atomic import atomic_write
+from execmem.core.files import atomic_write
 
 __all__ = [
     "DataOption",

@@ -4,6 +4,7 @@ an unusable environment, with a message that already names the file, line, field
 from __future__ import annotations
 
 from execmem.agents.vehicle.memory_system import MemorySetupError
+from execmem.core.files import DamagedFileError
 from execmem.core.jsonl import JsonlError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
@@ -11,7 +12,6 @@ from execmem.memory import MemoryRegistryError, MissingExtraError
 from execmem.runs.coding_compare import CompareError as CodingCompareError
 from execmem.runs.compare import CompareError
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.files import DamagedFileError
 from execmem.runs.vehicle_conditions import ConditionError
 from execmem.suites.coding.builder import BuildError
 from execmem.suites.coding.environment import EnvironmentBuildError

@@ -32,6 +32,7 @@ from execmem.cli.memory_options import (
 )
 from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
 from execmem.cli.vehicle import app
+from execmem.core.text import slug
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import RunFolderError
@@ -67,10 +68,6 @@ _HINT = "'--scenarios'"
 
 def _number(digits: str) -> int:
     return int(digits) if len(digits) <= 6 else 10**6  # longer ones are out of range anyway
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
 @app.command()
@@ -137,7 +134,7 @@ def run(
         data_dir=data,
         cache_dir=cache_dir,
     )
-    folder = out or Path("runs") / f"vehicle-{_slug(memory)}-{_slug(model)}"
+    folder = out or Path("runs") / f"vehicle-{slug(memory).strip('_')}-{slug(model).strip('_')}"
     check_out_folder(folder)
     try:
         check_condition(memory)  # before anything is created

@@ -25,7 +25,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Protocol
 
-CHARS_PER_TOKEN = 4
+from execmem.core.tokens import CHARS_PER_TOKEN
+
 FALLBACK_MARGIN = 1.5
 EXTRA = 'pip install "execmem[tokenizers]"'
 _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")

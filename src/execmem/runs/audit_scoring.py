@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from execmem.agents.tokens import estimate_tokens
 from execmem.core.protocols import MemoryItem
+from execmem.core.tokens import estimate_tokens
 from execmem.suites.vehicle.evidence import PlacedEvent, Value, value_pattern
 
 QUOTE_SHARE = 0.8

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from execmem.core.clock import now_iso
+from execmem.core.hashing import file_sha256
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import EndpointError, InfraError
-from execmem.runs.coding_config import CodingRunConfig, build_manifest, file_sha256, now
+from execmem.runs.coding_config import CodingRunConfig, build_manifest
 from execmem.runs.coding_episode import EpisodeSettings, run_episode
 from execmem.runs.coding_metrics import compute_metrics
 from execmem.runs.coding_store import CodingRunStore, episode_id
@@ -129,4 +131,4 @@ class CodingRun:
 
     def _failure(self, identifier: str, task: CodingTask, seed: int, kind: str, reason: str, **extra) -> None:
         record = {"id": identifier, "instance_id": task.instance_id, "seed": seed}
-        self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": now(), **extra})
+        self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": now_iso(), **extra})

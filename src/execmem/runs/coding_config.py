@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import platform
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ from execmem import __version__
 from execmem.agents.coding.bash_tool import BASH_SCHEMA
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
+from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
 from execmem.suites.coding.records import Condition, RecordPolicy
 from execmem.suites.coding.sandbox import SandboxConfig
@@ -57,10 +56,6 @@ class CodingRunConfig(BaseModel):
         return list(range(self.seeds))
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def build_manifest(
     config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
 ) -> dict[str, Any]:
@@ -98,9 +93,5 @@ def build_manifest(
         "memory": config.records.describe(config.memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},
         "invocation": config.model_dump(mode="json"),
-        "started_at": now(),
+        "started_at": now_iso(),
     }
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

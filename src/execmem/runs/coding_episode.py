@@ -13,9 +13,9 @@ from typing import Any
 
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.solver import SolveResult, opening_messages, solve
+from execmem.core.clock import now_iso
+from execmem.core.files import JsonlAppender
 from execmem.core.protocols import Model
-from execmem.runs.coding_config import now
-from execmem.runs.files import JsonlAppender
 from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.evaluation import Evaluation, evaluate
 from execmem.suites.coding.records import InjectedMemory
@@ -113,5 +113,5 @@ def episode_record(
         "eval_dropped_paths": evaluation.dropped_paths,
         "outcomes": evaluation.outcomes,
         "model_patch": patch,
-        "finished_at": now(),
+        "finished_at": now_iso(),
     }

@@ -12,14 +12,14 @@ workspaces/          episode folders while they run (removed after scoring unles
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from execmem.core.files import JsonlAppender, write_json_atomic
+from execmem.core.text import slug
 from execmem.runs.coding_config import FIXED_FIELDS
 from execmem.runs.episode_log import NUMBER, EpisodeLog, Schema
-from execmem.runs.files import JsonlAppender, write_json_atomic
 from execmem.runs.vehicle_config import identity_mismatch
 
 _COMPARED = (*FIXED_FIELDS, "memory", "manifest_version")
@@ -57,10 +57,6 @@ class CodingRunStore(EpisodeLog):
 
     def trajectory(self, identifier: str) -> JsonlAppender:
         """A fresh trajectory file for an episode (an earlier, unfinished attempt's is replaced)."""
-        path = self.folder / "trajectories" / f"{_slug(identifier)}.jsonl"
+        path = self.folder / "trajectories" / f"{slug(identifier, keep='@')}.jsonl"
         path.unlink(missing_ok=True)
         return JsonlAppender(path, durable=False)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._@-]+", "_", text)

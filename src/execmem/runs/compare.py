@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from execmem.core.files import DamagedFileError, read_json_document
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem, unresolved_infra_errors
-from execmem.runs.files import DamagedFileError, read_json_document
 from execmem.runs.store import CONFIG_FILE, EPISODE_SCHEMA
 from execmem.suites.vehicle.summary import summarize
 

@@ -17,16 +17,17 @@ import errno
 import fcntl
 import os
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from execmem.runs.files import (
+from execmem.core.clock import now_iso
+from execmem.core.files import (
     DamagedFileError,
     JsonlAppender,
+    complete_records,
+    complete_records_with_lines,
+    is_temporary,
     read_json_document,
-    read_jsonl,
-    read_jsonl_lines,
     write_json_atomic,
 )
 
@@ -37,10 +38,6 @@ INFRA_FILE = "infra_errors.jsonl"
 
 class RunFolderError(Exception):
     """The folder holds a run that this command cannot continue."""
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 Problems = Callable[[dict[str, Any]], list[str]]
@@ -135,18 +132,13 @@ def saved_document(path: Path, problems: Problems, own_files: Iterable[str] = ()
 
 def _refuse_foreign(folder: Path, identity_name: str, own_files: Iterable[str]) -> None:
     ignored = {LOCK_FILE, *own_files}
-    found = sorted(p.name for p in folder.iterdir() if p.name not in ignored and not _is_temporary(p.name))
+    found = sorted(p.name for p in folder.iterdir() if p.name not in ignored and not is_temporary(p.name))
     if found:
         shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
         raise RunFolderError(
             f"{folder} is not empty ({shown}) but holds no {identity_name}: not a run this command "
             "can resume; use an empty or new --out"
         )
-
-
-def _is_temporary(name: str) -> bool:
-    """A document a killed write left behind (see ``core.atomic``)."""
-    return name.startswith(".") and name.endswith(".tmp")
 
 
 def _read_identity(path: Path) -> dict[str, Any]:
@@ -226,7 +218,7 @@ def _record_start(path: Path, document: dict[str, Any], saved: dict[str, Any] | 
         write_json_atomic(path, document)
         return document
     earlier = saved.get("resumed_at")
-    saved["resumed_at"] = [*(earlier if isinstance(earlier, list) else []), now()]
+    saved["resumed_at"] = [*(earlier if isinstance(earlier, list) else []), now_iso()]
     saved["invocation"] = document["invocation"]
     write_json_atomic(path, saved)
     return saved
@@ -237,7 +229,7 @@ def checked_lines(path: Path, schema: Schema) -> list[dict[str, Any]]:
     complete line cannot be read or lacks what ``schema`` asks for."""
     fix = "fix or delete that line (its episode is then run again)"
     try:
-        lines = read_jsonl_lines(path)
+        lines = complete_records_with_lines(path)
     except DamagedFileError as exc:
         raise RunFolderError(f"{exc}; {fix}") from None
     for where, record in lines:
@@ -262,5 +254,5 @@ def schema_problem(record: dict[str, Any], schema: Schema) -> str | None:
 def unresolved_infra_errors(folder: Path, finished: Iterable[str]) -> list[dict[str, Any]]:
     """The latest failure of each episode not finished since (read-only, for reports too)."""
     done = set(finished)
-    latest = {r.get("id"): r for r in read_jsonl(folder / INFRA_FILE)}
+    latest = {r.get("id"): r for r in complete_records(folder / INFRA_FILE)}
     return [r for key, r in latest.items() if key not in done]

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from execmem import __version__
-from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, now, saved_document
-from execmem.runs.files import JsonlAppender, read_json_document, read_jsonl, write_json_atomic
+from execmem.core.clock import now_iso
+from execmem.core.files import JsonlAppender, complete_records, read_json_document, write_json_atomic
+from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, saved_document
 from execmem.runs.vehicle_config import VehicleRunConfig, identity_mismatch
 
 CONFIG_FILE = "config.json"
@@ -70,7 +71,7 @@ class RunStore(EpisodeLog):
             "invocation": config.model_dump(mode="json"),
             "components": components,
             "versions": {"execmem": __version__, "python": platform.python_version()},
-            "started_at": now(),
+            "started_at": now_iso(),
         }
         problems = _identity_problems(document["identity"])
         super().__init__(folder, CONFIG_FILE, document, problems, EPISODE_SCHEMA, OWN_FILES)
@@ -92,7 +93,7 @@ class RunStore(EpisodeLog):
         self._trajectories.append(record)
 
     def trajectories(self) -> dict[str, dict[str, Any]]:
-        return {t["id"]: t for t in read_jsonl(self.folder / "trajectories.jsonl")}
+        return {t["id"]: t for t in complete_records(self.folder / "trajectories.jsonl")}
 
     def close(self) -> None:
         if not self._closed:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import traceback
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from execmem.agents.vehicle.agent import EpisodeAborted, VehicleEpisode, solve
 from execmem.agents.vehicle.conditions import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
+from execmem.core.clock import now_iso
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import EndpointError, InfraError
@@ -142,10 +142,9 @@ class VehicleRun:
         }
 
     def _infra(self, question: Question, kind: str, reason: str, **extra: Any) -> None:
-        at = datetime.now(UTC).isoformat(timespec="seconds")
         record = {"id": question.id, "scenario": question.scenario, "index": question.index}
         reason = self.model.redact(reason)
-        self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": at, **extra})
+        self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": now_iso(), **extra})
 
 
 SHARED_MEMORY_MIN_CHARS = 2000

@@ -20,15 +20,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execmem import __version__
-from execmem.agents.tokens import estimate_tokens
 from execmem.agents.vehicle.conditions import format_lines
 from execmem.agents.vehicle.ingest import ingest_history
 from execmem.agents.vehicle.memory_system import open_system
+from execmem.core.files import write_json_atomic
+from execmem.core.hashing import file_sha256
 from execmem.core.protocols import MemoryItem, MemorySystem
+from execmem.core.tokens import estimate_tokens
 from execmem.memory.store import IN_MEMORY
 from execmem.runs.audit_report import aggregate, percentiles
 from execmem.runs.audit_scoring import Evidence, make_evidence, score, value_share
-from execmem.runs.files import write_json_atomic
 from execmem.suites.vehicle.dataset import (
     SCENARIOS,
     HistoryLine,
@@ -46,7 +47,7 @@ from execmem.suites.vehicle.evidence import (
     locate,
     split_events,
 )
-from execmem.suites.vehicle.release import MANIFEST, file_sha256, resolve_data_dir
+from execmem.suites.vehicle.release import MANIFEST, resolve_data_dir
 
 AUDIT_FILE = "audit.json"
 STATE_FILE = "memory.sqlite"

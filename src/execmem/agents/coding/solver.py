@@ -24,9 +24,9 @@ from typing import Any
 from execmem.agents.coding.bash_tool import BASH_SCHEMA, CommandRunner, run_bash
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import NO_TOOL_CALL, SUBMIT_SENTINEL, SYSTEM, first_user_message
-from execmem.agents.tokens import estimate_tokens
 from execmem.agents.tool_loop import as_openai_tools, call_record, parse_arguments
 from execmem.core.protocols import Model, ModelReply, ToolRequest, Usage
+from execmem.core.tokens import estimate_tokens
 from execmem.llm.errors import ContextOverflow
 from execmem.llm.token_counter import TokenCounter, make_counter
 

@@ -6,11 +6,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from execmem.agents.tokens import estimate_tokens
 from execmem.agents.tool_loop import LoopResult, run_tool_loop
 from execmem.agents.vehicle.conditions import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_SYSTEM, MEMORY_BLOCK, MEMORY_TOOL_HINT, REQUEST
 from execmem.core.protocols import Model
+from execmem.core.tokens import estimate_tokens
 from execmem.llm.errors import InfraError
 from execmem.suites.vehicle.dataset import Question
 from execmem.suites.vehicle.environment import VehicleEnvironment, module_catalogue

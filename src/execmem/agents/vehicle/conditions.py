@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from execmem.agents.tokens import estimate_tokens
 from execmem.agents.tool_loop import MemoryTools
 from execmem.core.protocols import Usage
+from execmem.core.tokens import estimate_tokens
 from execmem.suites.vehicle.dataset import HistoryLine, Question
 
 TokenCount = Callable[[str], int]

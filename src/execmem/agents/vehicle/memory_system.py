@@ -11,8 +11,6 @@ so a resumed run reuses what was written, and a scenario cut off mid-ingest is w
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ from pydantic import ValidationError
 from execmem.agents.vehicle.conditions import MemoryCost
 from execmem.agents.vehicle.ingest import ingest_history
 from execmem.agents.vehicle.memory_search import SearchMemoryTool
+from execmem.core.files import read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
 from execmem.memory import create_memory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
@@ -137,7 +136,7 @@ class MemorySystemCondition:
 
     def _ingested(self, scenario: int) -> dict[str, Any] | None:
         path = self._marker(scenario)
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        return read_json_document(path) if path.exists() else None
 
     def _ingest(self, scenario: int) -> dict[str, Any]:
         """Write the scenario's history into a clean space, then mark it done."""
@@ -148,7 +147,5 @@ class MemorySystemCondition:
         cost = MemoryCost(done.usage["llm_calls"], usage, done.seconds)
         record = {"lines": done.lines, "hours": done.hours, "cost": cost.to_json()}
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self._marker(scenario).with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(tmp, self._marker(scenario))
+        write_json_atomic(self._marker(scenario), record)
         return record

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import configparser
 import fcntl
-import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +25,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from execmem.core.files import read_json_document, write_json_atomic
+from execmem.core.hashing import text_sha256
+from execmem.core.text import slug
 
 INSTALL_TIMEOUT_S = 1800.0
 _MARKER = "env.json"
@@ -115,9 +117,8 @@ class EnvironmentCache:
         self.root = root.resolve()
 
     def key(self, task: Recipe) -> str:
-        recipe = json.dumps([task.install, sys.version], sort_keys=True).encode()
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{task.repo}-{task.version}")
-        return f"{slug}-{hashlib.sha256(recipe).hexdigest()[:10]}"
+        recipe = json.dumps([task.install, sys.version], sort_keys=True)
+        return f"{slug(f'{task.repo}-{task.version}')}-{text_sha256(recipe)[:10]}"
 
     def get(self, task: Recipe) -> Environment:
         """The environment of ``task``, building it (under a lock) if needed."""
@@ -126,7 +127,7 @@ class EnvironmentCache:
         with _locked(path.parent / f"{path.name}.lock"):
             marker = path / _MARKER
             if marker.is_file():
-                return Environment(path, json.loads(marker.read_text())["build_s"], reused=True)
+                return Environment(path, read_json_document(marker)["build_s"], reused=True)
             return self._build(task, path)
 
     def _build(self, task: Recipe, path: Path) -> Environment:
@@ -147,7 +148,7 @@ class EnvironmentCache:
             "python": sys.version,
             "build_s": round(build_s, 3),
         }
-        (path / _MARKER).write_text(json.dumps(record, indent=2), encoding="utf-8")
+        write_json_atomic(path / _MARKER, record)
         return Environment(path, build_s, reused=False)
 
 

@@ -7,7 +7,6 @@ pip refuses a file whose hash differs before it runs any of its code.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import sys
@@ -16,31 +15,25 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from execmem.core.hashing import file_sha256
+
 
 class SdistError(RuntimeError):
     """An sdist that cannot be had or does not match its recorded hash."""
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def fetch_sdist(package: str, version: str, sha256: str | None, cache_dir: Path) -> Path:
     """The cached sdist of ``package==version``, downloaded once; verified when ``sha256`` is given."""
     folder = cache_dir / "sdists" / f"{package}-{version}"
     cached = sorted(folder.glob("*.tar.gz")) + sorted(folder.glob("*.zip"))
-    if cached and (sha256 is None or sha256_of(cached[0]) == sha256):
+    if cached and (sha256 is None or file_sha256(cached[0]) == sha256):
         return cached[0]
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
         downloaded = _pip_download(package, version, sha256, Path(scratch))
         target = folder / downloaded.name
         shutil.move(downloaded, target)
-    if sha256 is not None and sha256_of(target) != sha256:
+    if sha256 is not None and file_sha256(target) != sha256:
         target.unlink()
         raise SdistError(f"{package}=={version}: sha256 mismatch (expected {sha256})")
     return target

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from execmem.core.atomic import atomic_write
+from execmem.core.files import atomic_write
 from execmem.core.jsonl import JsonlError, loads, read_jsonl
-from execmem.core.validation import first_error
+from execmem.core.pydantic_errors import first_error
 
 JUNIT_PLACEHOLDER = "{junit}"
 REPO_PLACEHOLDER = "{repo}"

@@ -14,7 +14,6 @@ the bug in.
 
 from __future__ import annotations
 
-import re
 import shutil
 import time
 import uuid
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from execmem.core.text import slug
 from execmem.suites.coding.environment import Environment, EnvironmentCache
 from execmem.suites.coding.evaluation import Evaluation, evaluate
 from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
@@ -117,7 +117,7 @@ def prepare_episode(
     start = time.monotonic()
     cache_dir = cache_dir or cache_root()
     environment = env_cache.get(task)
-    folder = root.resolve() / f"{_slug(task.instance_id)}-{uuid.uuid4().hex[:8]}"
+    folder = root.resolve() / f"{slug(task.instance_id, limit=80)}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
     repo = folder / "repo"
     materialise(task, repo, cache_dir)
@@ -141,7 +141,3 @@ def _make_base(task: CodingTask, repo: Path) -> str:
             f"not the recorded {task.base_commit}"
         )
     return base_sha
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)[:80]

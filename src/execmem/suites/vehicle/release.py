@@ -21,6 +21,8 @@ from typing import BinaryIO
 
 import httpx
 
+from execmem.core.hashing import file_sha256
+
 GITHUB_REPO = "isyuhaochen/VehicleMemBench"
 COMMIT = "5ef3c48"
 GITHUB_URL = f"https://github.com/{GITHUB_REPO}/archive/{COMMIT}.tar.gz"
@@ -98,15 +100,6 @@ def resolve_data_dir(explicit: Path | None = None) -> Path:
 
 
 # --- verifying ------------------------------------------------------------------------------
-
-
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def verify(data_dir: Path) -> list[str]:

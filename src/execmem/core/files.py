@@ -1,24 +1,51 @@
-"""Crash-safe files: atomic JSON documents and append-only JSON lines.
+"""Crash-safe files: documents that appear whole or not at all, and append-only JSON lines.
 
-A kill at any moment leaves every file readable: documents are replaced
-atomically, and a JSON-lines file loses at most a torn last line, which is
-cut off before anything new is appended. Anything else that cannot be read
-(a damaged line in the middle, a document that is not JSON) is a
-:class:`DamagedFileError` naming the file and line, never a guess.
+A kill at any moment leaves every file readable. A document's text goes to a hidden temporary
+file beside the target, is flushed to disk, and is renamed over the target only when writing
+succeeded: an error or a kill midway leaves an existing file exactly as it was (never half
+written, never emptied) and no temporary file behind. A JSON-lines file loses at most a torn last
+line, which is cut off before anything new is appended. Anything else that cannot be read (a
+damaged line in the middle, a document that is not JSON) is a :class:`DamagedFileError` naming
+the file and line, never a guess.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from execmem.core.atomic import atomic_write
+
+@contextlib.contextmanager
+def atomic_write(path: Path) -> Iterator[TextIO]:
+    """A text handle whose content replaces ``path`` when the block ends without an exception."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def is_temporary(name: str) -> bool:
+    """A file name :func:`atomic_write` uses while writing (left behind only by a kill)."""
+    return name.startswith(".") and name.endswith(".tmp")
 
 
 def write_json_atomic(path: Path, document: Any) -> None:
+    """``document`` as indented JSON, replacing ``path`` whole."""
     with atomic_write(path) as handle:
         json.dump(document, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
@@ -28,14 +55,14 @@ class DamagedFileError(ValueError):
     """A run file that cannot be read; the message names the file (and line) and what is wrong."""
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The complete records of a JSON-lines file (a torn last line is ignored); DamagedFileError
-    for a complete line that is not a JSON object."""
-    return [record for _, record in read_jsonl_lines(path)]
+def complete_records(path: Path) -> list[dict[str, Any]]:
+    """The complete records of a crash-safe JSON-lines file (a torn last line is ignored);
+    DamagedFileError for a complete line that is not a JSON object."""
+    return [record for _, record in complete_records_with_lines(path)]
 
 
-def read_jsonl_lines(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """``(path:line, record)`` for the complete records of a JSON-lines file."""
+def complete_records_with_lines(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(path:line, record)`` for the complete records of a crash-safe JSON-lines file."""
     if not path.exists():
         return []
     records = []
