@@ -27,11 +27,11 @@ from execmem.llm.config import ModelConfig
 from execmem.runs.vehicle import VehicleRun
 from execmem.runs.vehicle_config import VehicleRunConfig
 
-POLICY = "execmem.agents.vehicle.scripted:oracle"
+POLICY = "execmem.testing.vehicle_oracle:oracle"
 
 
 def start_server(latency: float, data: Path | None) -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "execmem.llm.fake_server", "--policy", POLICY, "--latency", str(latency)]
+    command = [sys.executable, "-m", "execmem.testing.fake_server", "--policy", POLICY, "--latency", str(latency)]
     if data:
         command += ["--arg", f"data={data}"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)

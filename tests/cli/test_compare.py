@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from execmem.agents.vehicle.scripted import OraclePolicy
-from execmem.llm.fake_server import FakeServer
+from execmem.testing.fake_server import FakeServer
+from execmem.testing.vehicle_oracle import OraclePolicy
 from tests.cli.conftest import assert_one_line_error, invoke
 from tests.runs.conftest import run_vehicle
 

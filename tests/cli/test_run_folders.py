@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from execmem.agents.vehicle.scripted import OraclePolicy
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, with_latency
 from execmem.runs.coding_store import CodingRunStore
 from execmem.runs.episode_log import LOCK_FILE, RunFolderError
+from execmem.testing.fake_server import FakeServer, with_latency
+from execmem.testing.vehicle_oracle import OraclePolicy
 from tests.cli.conftest import assert_one_line_error, execmem, invoke
 from tests.runs.conftest import run_vehicle
 

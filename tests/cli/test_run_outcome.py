@@ -8,10 +8,10 @@ import signal
 import subprocess
 import time
 
-from execmem.agents.vehicle.scripted import OraclePolicy
 from execmem.core.files import complete_records
-from execmem.llm.fake_policies import with_faults
-from execmem.llm.fake_server import FakeServer, with_latency
+from execmem.testing.fake_policies import with_faults
+from execmem.testing.fake_server import FakeServer, with_latency
+from execmem.testing.vehicle_oracle import OraclePolicy
 from tests.cli.conftest import execmem, invoke
 
 

@@ -3,8 +3,8 @@
 Two tiny packages (``alpha``, ``beta``), each with three tasks built through the
 real task format: one injected bug per task in ``<pkg>/core.py``, caught by a
 pytest test. Their environments get a copy of the host's pytest (see ``INSTALL``),
-so nothing is downloaded. :class:`MemoryOracle` fixes a task only when the
-memory slot of the first user message names the file the fix touches.
+so nothing is downloaded. The scripted solvers are ``execmem.testing.coding_policies``'s;
+``memory_oracle`` fixes these repositories' tasks when the memory names the fix's file.
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ from pathlib import Path
 import pytest as _pytest
 
 from execmem.agents.coding.config import SolverConfig
-from execmem.agents.coding.prompts import SUBMIT_COMMAND, memory_slot_text
 from execmem.llm.config import ModelConfig
-from execmem.llm.fake_server import Reply, ToolCallSpec
 from execmem.runs.coding import CodingRun
 from execmem.runs.coding_config import CodingRunConfig
-from execmem.suites.coding.gitrepo import changed_paths
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.tasks import CodingTask, dump_tasks
 from execmem.suites.coding.testrun import pytest_command
+from execmem.testing.coding_policies import MemoryOracle
 
 GOOD = "def double(x):\n    return x * 2\n\n\ndef inc(x):\n    return x + 1\n\n\ndef neg(x):\n    return -x\n"
 BUGS = {"double": ("x * 2", "x * 3"), "inc": ("x + 1", "x + 2"), "neg": ("return -x", "return x")}
@@ -102,35 +100,9 @@ def make_tasks(root: Path, pkgs: tuple[str, ...] = ("alpha", "beta")) -> Path:
     return path
 
 
-def issue_of(message: str) -> str:
-    return message.split("<issue>\n", 1)[1].split("\n</issue>", 1)[0]
-
-
-def bash(command: str) -> Reply:
-    return Reply(tool_calls=[ToolCallSpec("bash", {"command": command})])
-
-
-class MemoryOracle:
-    """Fixes the task at step 1 only if the memory slot names the fix's file; then submits."""
-
-    def __init__(self, tasks: list[CodingTask]) -> None:
-        self.by_issue = {task.problem_statement: task for task in tasks}
-
-    def __call__(self, body: dict) -> Reply:
-        messages = body["messages"]
-        first_user = next(m["content"] for m in messages if m["role"] == "user")
-        task = self.by_issue[issue_of(first_user)]
-        path = changed_paths(task.patch)[0]
-        steps = sum(m["role"] == "assistant" for m in messages)
-        if steps == 0 and path in (memory_slot_text(first_user) or ""):
-            return bash(f"printf %s {shlex.quote(GOOD)} > {path}")
-        return bash(SUBMIT_COMMAND)
-
-
-def hang(body: dict) -> Reply:
-    """A solver whose first command never ends; afterwards it submits."""
-    steps = sum(m["role"] == "assistant" for m in body["messages"])
-    return bash("while true; do sleep 1; done") if steps == 0 else bash(SUBMIT_COMMAND)
+def memory_oracle(tasks: list[CodingTask]) -> MemoryOracle:
+    """The scripted solver for these repositories: it writes the fixed ``core.py`` when told where."""
+    return MemoryOracle(tasks, GOOD)
 
 
 def run_condition(

@@ -20,12 +20,12 @@ from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION
 from execmem.cli.coding import app
 from execmem.core.files import complete_records
 from execmem.core.hashing import file_sha256
-from execmem.llm.fake_server import FakeServer
 from execmem.runs.coding_compare import load_coding_run, paired_report
 from execmem.runs.episode_log import RunFolderError
 from execmem.suites.coding.tasks import load_tasks
+from execmem.testing.fake_server import FakeServer
 from tests.coding.conftest import needs_bwrap
-from tests.coding.paired_support import MemoryOracle, make_tasks, run_condition
+from tests.coding.paired_support import make_tasks, memory_oracle, run_condition
 
 pytestmark = needs_bwrap
 ROLES = ("off", "record", "irrelevant")
@@ -35,7 +35,7 @@ ROLES = ("off", "record", "irrelevant")
 def paired(tmp_path_factory) -> SimpleNamespace:
     root = tmp_path_factory.mktemp("paired")
     tasks_file = make_tasks(root)
-    with FakeServer(MemoryOracle(load_tasks(tasks_file))) as server:
+    with FakeServer(memory_oracle(load_tasks(tasks_file))) as server:
         runs = {role: root / "runs" / role for role in ROLES}
         metrics = {role: run_condition(runs[role], tasks_file, server.base_url, role) for role in ROLES}
         requests = list(server.requests)
@@ -181,7 +181,7 @@ def test_a_finished_run_resumes_without_any_model_call(paired, tmp_path):
     copy = tmp_path / "again"
     shutil.copytree(paired.runs["record"], copy)
     before = (copy / "episodes.jsonl").read_text()
-    with FakeServer(MemoryOracle([])) as server:
+    with FakeServer(memory_oracle([])) as server:
         metrics = run_condition(copy, paired.tasks_file, server.base_url, "record")
         assert server.requests == []
     assert (copy / "episodes.jsonl").read_text() == before and metrics["resolved"] == 8

@@ -12,10 +12,11 @@ from typer.testing import CliRunner
 import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.cli.coding import app
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, Fault
 from execmem.suites.coding.tasks import dump_tasks, load_tasks
+from execmem.testing.coding_policies import MemoryOracle, bash, hang, issue_of
+from execmem.testing.fake_server import FakeServer, Fault
 from tests.coding.conftest import needs_bwrap
-from tests.coding.paired_support import MemoryOracle, bash, hang, issue_of, make_tasks, run_condition
+from tests.coding.paired_support import make_tasks, memory_oracle, run_condition
 
 pytestmark = needs_bwrap
 
@@ -38,7 +39,7 @@ def issues(requests: list[dict]) -> set[str]:
 
 def test_infra_errors_are_recorded_and_only_they_rerun_on_resume(tmp_path):
     tasks_file = make_tasks(tmp_path)
-    oracle = MemoryOracle(load_tasks(tasks_file))
+    oracle = memory_oracle(load_tasks(tasks_file))
     folder = tmp_path / "run"
     with FakeServer(failing_for("alpha__inc", oracle)) as server:
         first = run_condition(folder, tasks_file, server.base_url, "record", model_options={"max_retries": 0})
@@ -60,7 +61,7 @@ def test_a_crashing_episode_keeps_its_traceback_and_the_others_finish(tmp_path):
     broken = tasks[0].model_copy(update={"source": {"kind": "local", "path": str(tmp_path / "gone")}})
     tasks_file = tmp_path / "broken.jsonl"
     dump_tasks([broken, *tasks[1:]], tasks_file)
-    with FakeServer(MemoryOracle(tasks)) as server:
+    with FakeServer(memory_oracle(tasks)) as server:
         metrics = run_condition(tmp_path / "run", tasks_file, server.base_url, "off", seeds=1)
     assert metrics["episodes"]["finished"] == 2 and metrics["infra_error_kinds"] == {"crash": 1}
     (crash,) = complete_records(tmp_path / "run" / "infra_errors.jsonl")
@@ -102,7 +103,7 @@ def test_agent_commands_cannot_read_the_run_the_tasks_or_the_fixed_source(tmp_pa
 def test_run_command_runs_resumes_and_rejects_bad_options(tmp_path):
     tasks_file = make_tasks(tmp_path, pkgs=("alpha",))
     out = tmp_path / "cli-run"
-    with FakeServer(MemoryOracle(load_tasks(tasks_file))) as server:
+    with FakeServer(memory_oracle(load_tasks(tasks_file))) as server:
         args = ["run", "--tasks", str(tasks_file), "--model", "fake", "--base-url", server.base_url]
         args += ["--out", str(out), "--memory", "record", "--seeds", "1", "--quiet"]
         done = CliRunner().invoke(app, args)

@@ -20,10 +20,11 @@ import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.prompts import SUBMIT_COMMAND
 from execmem.cli.coding import app
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, scripted
+from execmem.testing.coding_policies import bash
+from execmem.testing.fake_server import FakeServer, scripted
 from tests.coding.conftest import needs_bwrap
 from tests.coding.forgeries import CONFIGS, FLIP_HOOK, REWRITE_REPORT
-from tests.coding.paired_support import bash, make_tasks
+from tests.coding.paired_support import make_tasks
 
 pytestmark = needs_bwrap
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -12,10 +12,11 @@ import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.agents.coding.solver import opening_messages
 from execmem.cli.coding import app
 from execmem.core.files import complete_records
-from execmem.llm.fake_llamacpp import LlamaCppLike
-from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
+from execmem.testing.coding_policies import bash
+from execmem.testing.fake_llamacpp import LlamaCppLike
+from execmem.testing.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
 from tests.coding.conftest import needs_bwrap
-from tests.coding.paired_support import bash, make_tasks
+from tests.coding.paired_support import make_tasks
 from tests.coding.test_paired_solver import run_solver
 
 

@@ -12,7 +12,7 @@ from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import InfraError
-from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
+from execmem.testing.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 

@@ -21,8 +21,8 @@ from execmem.llm.errors import (
     InfraError,
     ServerDefect,
 )
-from execmem.llm.fake_llamacpp import overflow_body
-from execmem.llm.fake_server import FakeServer, Fault, Reply, error_body, scripted
+from execmem.testing.fake_llamacpp import overflow_body
+from execmem.testing.fake_server import FakeServer, Fault, Reply, error_body, scripted
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 KEY = "sk-test-0123456789abcdef"

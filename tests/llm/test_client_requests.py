@@ -9,7 +9,7 @@ import pytest
 
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.config import ModelConfig
-from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
+from execmem.testing.fake_server import FakeServer, Fault, Reply, ToolCallSpec, scripted
 from tests.llm.support import TOOLS, ask
 
 AFTER_A_TOOL_CALL = [

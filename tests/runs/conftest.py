@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from execmem.agents.vehicle.scripted import OraclePolicy
 from execmem.llm.config import ModelConfig
 from execmem.runs.vehicle import VehicleRun
 from execmem.runs.vehicle_config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import load_questions
+from execmem.testing.vehicle_oracle import OraclePolicy
 
 
 @pytest.fixture(scope="session")

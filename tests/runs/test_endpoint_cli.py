@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from execmem.cli.main import app
-from execmem.llm.fake_llamacpp import LlamaCppLike
-from execmem.llm.fake_server import FakeServer, Fault, Reply
+from execmem.testing.fake_llamacpp import LlamaCppLike
+from execmem.testing.fake_server import FakeServer, Fault, Reply
 
 runner = CliRunner()
 

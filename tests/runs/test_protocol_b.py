@@ -15,14 +15,14 @@ from execmem.agents.vehicle import memory_system
 from execmem.agents.vehicle.ingest import by_hour
 from execmem.agents.vehicle.memory_search import SearchMemoryTool, clamp_k, format_item, format_results
 from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemCondition, open_system
-from execmem.agents.vehicle.scripted import request_query
 from execmem.cli.main import app
 from execmem.core.files import complete_records
 from execmem.core.protocols import MemoryItem
 from execmem.core.tokens import estimate_tokens
-from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
 from execmem.memory.bm25 import Bm25Memory
 from execmem.suites.vehicle.dataset import HistoryLine, load_history
+from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec
+from execmem.testing.vehicle_oracle import request_query
 from tests.runs.conftest import run_vehicle
 
 

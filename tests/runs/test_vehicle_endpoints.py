@@ -10,9 +10,9 @@ import pytest
 
 from execmem.core.files import complete_records
 from execmem.llm.errors import AuthError
-from execmem.llm.fake_llamacpp import LlamaCppLike
-from execmem.llm.fake_server import FakeServer, Fault, Reply, ToolCallSpec
 from execmem.llm.token_counter import make_counter
+from execmem.testing.fake_llamacpp import LlamaCppLike
+from execmem.testing.fake_server import FakeServer, Fault, Reply, ToolCallSpec
 from tests.runs.conftest import run_vehicle
 
 FIVE = [1, 2, 3, 4, 5]

@@ -9,7 +9,7 @@ import sys
 import time
 
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, with_latency
+from execmem.testing.fake_server import FakeServer, with_latency
 from tests.runs.conftest import run_vehicle, scores
 
 SCENARIOS = "1-8"

@@ -6,8 +6,8 @@ import json
 
 from execmem.agents.vehicle.build_cache import by_day
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
 from execmem.suites.vehicle.dataset import load_history
+from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec
 from tests.runs.conftest import run_vehicle
 
 

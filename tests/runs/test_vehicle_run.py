@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from execmem.core.files import complete_records
-from execmem.llm.fake_server import FakeServer, with_faults
 from execmem.runs.compare import compare_rows, load_run
+from execmem.testing.fake_server import FakeServer, with_faults
 from tests.runs.conftest import run_vehicle, scores
 
 DUPLICATED = {"38-3", "44-5"}  # same query text as 38-2 / 44-4, different answers
@@ -71,7 +71,7 @@ def test_exhausted_retries_are_infra_errors_rerun_on_resume(tmp_path, oracle, ve
 
 
 def test_mistakes_are_scored_and_counted_as_model_errors(tmp_path, questions, vehicle_data):
-    from execmem.agents.vehicle.scripted import OraclePolicy
+    from execmem.testing.vehicle_oracle import OraclePolicy
 
     policy = OraclePolicy(questions, mistakes=0.6, seed=1)
     with FakeServer(policy) as server:
@@ -99,7 +99,7 @@ def test_mistakes_are_scored_and_counted_as_model_errors(tmp_path, questions, ve
 
 
 def test_compare_gives_memory_score_against_gold(tmp_path, oracle, vehicle_data, questions):
-    from execmem.agents.vehicle.scripted import OraclePolicy
+    from execmem.testing.vehicle_oracle import OraclePolicy
 
     with FakeServer(oracle) as server:
         run_vehicle(tmp_path / "gold", server.base_url, vehicle_data, memory="gold", scenarios=[38, 44])

@@ -1,1 +1,1 @@
-"""Talking to language models: OpenAI-compatible clients and an offline fake server."""
+"""Talking to language models: the client for OpenAI-compatible endpoints and what it needs."""

@@ -12,8 +12,8 @@ from importlib.util import find_spec
 import pytest
 
 from execmem.core.protocols import MemorySystem
-from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec
 from execmem.memory import create_memory
+from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec
 from tests.memory.conftest import at, msg
 
 pytestmark = pytest.mark.skipif(

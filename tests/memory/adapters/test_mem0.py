@@ -13,8 +13,8 @@ from importlib.util import find_spec
 import pytest
 
 from execmem.core.protocols import MemorySystem
-from execmem.llm.fake_server import FakeServer, Reply
 from execmem.memory import create_memory
+from execmem.testing.fake_server import FakeServer, Reply
 from tests.memory.adapters.contract import exercise
 from tests.memory.conftest import at, msg
 

@@ -1,12 +1,12 @@
-"""Scripted vehicle "models" for the fake OpenAI-compatible server.
+"""The scripted vehicle solver: a fake-server policy that makes each question's gold calls.
 
 ``oracle`` lists the modules of the gold calls, then makes the gold calls,
 then answers. With ``mistakes`` > 0 it errs on that share of the questions
 (deterministically per seed), in the ways real models do: a wrong value, a
 missing or extra call, malformed arguments, an unknown tool, a tool used
 before its module was listed. Memory-building requests (no "Request:" in the
-prompt) get a short text answer. Serve it with
-``python -m execmem.llm.fake_server --policy execmem.agents.vehicle.scripted:oracle``.
+prompt) get a short text answer. Serve it with ``python -m execmem.testing.fake_server --data``
+(or ``--policy execmem.testing.vehicle_oracle:oracle --arg mistakes=0.1``).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from execmem.agents.vehicle.prompts import REQUEST_MARKER
-from execmem.llm.fake_server import Reply, ToolCallSpec
 from execmem.suites.vehicle.calls import ToolCall
 from execmem.suites.vehicle.dataset import Question, load_questions
 from execmem.suites.vehicle.environment import LIST_TOOLS
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.world import TOOLS
+from execmem.testing.fake_policies import Reply, ToolCallSpec
 
 MISTAKES = (
     "wrong_value",

@@ -6,8 +6,10 @@ it gets the parsed request body and returns a :class:`Reply` (a chat completion)
 (:func:`scripted`, :func:`echo`, :func:`with_latency`, :func:`with_faults`); suites build their own.
 
 Run it in a separate process with
-``python -m execmem.llm.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``;
-it prints ``READY <base_url>`` once it listens and serves until SIGTERM or Ctrl-C.
+``python -m execmem.testing.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``,
+or ``--data [DIR]`` for the scripted vehicle oracle over a VehicleMemBench folder (default: as every
+command finds the release); it prints ``READY <base_url>`` once it listens (on a free port unless
+``--port`` names one) and serves until SIGTERM or Ctrl-C.
 
 ``POST /v1/embeddings`` answers without the policy: each input gets a deterministic hashed
 bag-of-words vector (see :func:`hashed_embedding`), so texts sharing words get similar vectors.
@@ -29,6 +31,7 @@ import signal
 import socket
 import socketserver
 import struct
+import sys
 import threading
 import time
 import traceback
@@ -37,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from execmem.llm.config import PROBE_MESSAGES
-from execmem.llm.fake_policies import (  # noqa: F401 - re-exported: the server's public API
+from execmem.testing.fake_policies import (  # noqa: F401 - re-exported: the server's public API
     FAULT_KINDS,
     MALFORMED_BODY,
     Fault,
@@ -48,13 +51,15 @@ from execmem.llm.fake_policies import (  # noqa: F401 - re-exported: the server'
     ToolCallSpec,
     echo,
     error_body,
-    estimate_tokens,
+    json_tokens,
     scripted,
     with_faults,
     with_latency,
 )
 
 log = logging.getLogger(__name__)
+DEFAULT_POLICY = "execmem.testing.fake_server:echo"
+ORACLE_POLICY = "execmem.testing.vehicle_oracle:oracle"
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -296,7 +301,7 @@ class FakeServer:
                 _tool_call(f"call_{_digest(f'{digest}:{i}')}", c) for i, c in enumerate(reply.tool_calls)
             ]
         prompt = {"messages": body.get("messages", []), "tools": body.get("tools", [])}
-        prompt_tokens, completion_tokens = reply.usage or (estimate_tokens(prompt), estimate_tokens(message))
+        prompt_tokens, completion_tokens = reply.usage or (json_tokens(prompt), json_tokens(message))
         return {
             "id": f"chatcmpl-{digest}",
             "object": "chat.completion",
@@ -335,7 +340,7 @@ class FakeServer:
             if as_base64:
                 vector = base64.b64encode(struct.pack(f"<{dim}f", *vector)).decode()
             data.append({"object": "embedding", "index": index, "embedding": vector})
-        tokens = estimate_tokens(texts)
+        tokens = json_tokens(texts)
         document = {
             "object": "list",
             "data": data,
@@ -401,10 +406,15 @@ def load_policy(spec: str, kwargs: dict[str, str]) -> Policy:
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m execmem.llm.fake_server", description=__doc__.split("\n")[0]
+        prog="python -m execmem.testing.fake_server", description=__doc__.split("\n")[0]
     )
+    parser.add_argument("--policy", help=f"MODULE:FACTORY returning a policy (default {DEFAULT_POLICY})")
     parser.add_argument(
-        "--policy", default="execmem.llm.fake_server:echo", help="MODULE:FACTORY returning a policy"
+        "--data",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="serve the vehicle oracle over this VehicleMemBench folder (alone: the release commands find)",
     )
     parser.add_argument("--arg", action="append", default=[], metavar="K=V", help="factory keyword argument")
     parser.add_argument("--host", default="127.0.0.1")
@@ -427,12 +437,18 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if bad:
         parser.error(f"--arg needs K=V, got {bad}")
     args.kwargs = dict(item.split("=", 1) for item in args.arg)
+    if args.data is not None:
+        if args.policy:
+            parser.error("--data serves the vehicle oracle; it cannot be combined with --policy")
+        args.policy = ORACLE_POLICY
+        args.kwargs["data"] = args.data or None
+    args.policy = args.policy or DEFAULT_POLICY
     return args
 
 
 def _llama_cpp(policy: Policy, args: argparse.Namespace) -> Policy:
-    from execmem.llm.fake_llamacpp import LlamaCppLike, three_chars_per_token
     from execmem.llm.token_counter import make_counter
+    from execmem.testing.fake_llamacpp import LlamaCppLike, three_chars_per_token
 
     count = make_counter(args.tokenizer, "").count if args.tokenizer else three_chars_per_token
     return LlamaCppLike(policy, args.window, count, args.runaway, args.token_s, args.slots)
@@ -441,7 +457,11 @@ def _llama_cpp(policy: Policy, args: argparse.Namespace) -> Policy:
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until SIGTERM or Ctrl-C, after printing ``READY <base_url>``."""
     args = _parse_args(argv)
-    policy = load_policy(args.policy, args.kwargs)
+    try:
+        policy = load_policy(args.policy, args.kwargs)
+    except Exception as exc:  # noqa: BLE001 - any factory's refusal is the user's input: one line, exit 2
+        print(f"error: policy {args.policy}: {exc}", file=sys.stderr)
+        return 2
     if args.mode == "llama-cpp":
         policy = _llama_cpp(policy, args)
     if args.latency:
@@ -458,6 +478,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     # Run the importable module's main, so policies built by --policy factories use the same
     # Reply/Fault classes as the server (under -m this file is also loaded as __main__).
-    from execmem.llm.fake_server import main as _main
+    from execmem.testing.fake_server import main as _main
 
     raise SystemExit(_main())

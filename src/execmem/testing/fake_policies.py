@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from execmem.core.tokens import estimate_tokens
 
 
 @dataclass
@@ -68,9 +69,9 @@ def error_body(status: int, message: str) -> str:
     return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": code}})
 
 
-def estimate_tokens(value: Any) -> int:
-    """Rough token count of a JSON value: ceil(characters / 4) of its JSON text."""
-    return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
+def json_tokens(value: Any) -> int:
+    """Rough token count of a JSON value: the MemToken yardstick over its JSON text."""
+    return estimate_tokens(json.dumps(value, ensure_ascii=False))
 
 
 class ScriptExhausted(RuntimeError):

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from execmem.llm.errors import ContextOverflow, ServerDefect
-from execmem.llm.fake_llamacpp import LlamaCppLike
-from execmem.llm.fake_server import FakeServer, Reply, ToolCallSpec, scripted
+from execmem.testing.fake_llamacpp import LlamaCppLike
+from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec, scripted
 from tests.llm.support import HELLO, TOOLS, ask
 
 
@@ -61,8 +61,8 @@ def test_a_runaway_reply_stops_at_the_cap_or_at_the_window():
 
 
 def test_the_server_command_serves_the_mode(tmp_path):
-    command = [sys.executable, "-m", "execmem.llm.fake_server", "--policy",
-               "tests.llm.test_fake_server:constant", "--arg", "text=hi", "--mode", "llama-cpp",
+    command = [sys.executable, "-m", "execmem.testing.fake_server", "--policy",
+               "tests.testing.test_fake_server:constant", "--arg", "text=hi", "--mode", "llama-cpp",
                "--window", "64"]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:

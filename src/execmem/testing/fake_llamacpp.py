@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from execmem.llm.fake_policies import Fault, Policy, Reply, ToolCallSpec, error_body
+from execmem.testing.fake_policies import Fault, Policy, Reply, ToolCallSpec, error_body
 
 VALIDATION_ERRORS = "7 validation errors:\n" + "\n".join(
     f"  {{'type': '{kind}', 'loc': ('body', 'messages', 1, '{model}', '{field}'), 'msg': '{message}'}}"

@@ -14,7 +14,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from execmem.llm.fake_server import (
+from execmem.testing.fake_server import (
     FakeServer,
     Fault,
     Policy,
@@ -261,7 +261,7 @@ def test_with_faults_retried_over_http():
 
 
 def test_subprocess_entry_point_prints_ready_and_serves():
-    command = [sys.executable, "-m", "execmem.llm.fake_server", "--policy", f"{__name__}:constant"]
+    command = [sys.executable, "-m", "execmem.testing.fake_server", "--policy", f"{__name__}:constant"]
     command += ["--arg", "text=from subprocess", "--latency", "0.01"]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
     watchdog = threading.Timer(10, process.kill)
@@ -278,3 +278,46 @@ def test_subprocess_entry_point_prints_ready_and_serves():
         watchdog.cancel()
         process.kill()
         process.stdout.close()
+
+
+def serve(*args: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "execmem.testing.fake_server", *args]
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_data_option_serves_the_vehicle_oracle(vehicle_data):
+    from execmem.suites.vehicle.dataset import load_questions
+    from execmem.suites.vehicle.world import TOOLS
+
+    question = load_questions(vehicle_data, [1])[0]
+    process = serve("--data", str(vehicle_data))
+    watchdog = threading.Timer(30, process.kill)
+    watchdog.start()
+    try:
+        ready = process.stdout.readline().split()
+        assert ready[0] == "READY" and ready[1].startswith("http://127.0.0.1:")
+        request = [{"role": "user", "content": f"Request: {question.query}"}]
+        with openai.OpenAI(base_url=ready[1], api_key="test", max_retries=0) as sdk:
+            reply = sdk.chat.completions.create(model="m", messages=request).choices[0].message
+        listed = {json.loads(call.function.arguments)["module_name"] for call in reply.tool_calls}
+        assert {TOOLS[call.name].module for call in question.gold_calls} == listed
+        process.terminate()
+        assert process.wait(timeout=5) == 0
+    finally:
+        watchdog.cancel()
+        process.kill()
+        process.stdout.close()
+        process.stderr.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--data", "/no/such/folder"], "VehicleMemBench data not found in /no/such/folder"),
+        (["--data", "/tmp", "--policy", "x:y"], "cannot be combined with --policy"),
+    ],
+)
+def test_bad_data_option_is_one_line_and_exit_2(args, fragment):
+    process = serve(*args)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 2 and fragment in stderr and "Traceback" not in stderr

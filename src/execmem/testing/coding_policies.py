@@ -1,0 +1,53 @@
+"""Scripted coding solvers: fake-server policies that drive the bash solver as a model would.
+
+``MemoryOracle`` fixes a task only when the memory slot of its first user message names the file
+the task's fix touches (the paired protocol's test of whether memory reaches the solver), ``hang``
+runs a command that never ends, then submits. Replies are ``bash`` tool calls.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from execmem.agents.coding.prompts import SUBMIT_COMMAND, memory_slot_text
+from execmem.suites.coding.gitrepo import changed_paths
+from execmem.suites.coding.tasks import CodingTask
+from execmem.testing.fake_policies import Reply, ToolCallSpec
+
+
+def bash(command: str) -> Reply:
+    """A reply calling the solver's one tool."""
+    return Reply(tool_calls=[ToolCallSpec("bash", {"command": command})])
+
+
+def issue_of(message: str) -> str:
+    """The problem statement inside the solver's first user message."""
+    return message.split("<issue>\n", 1)[1].split("\n</issue>", 1)[0]
+
+
+def steps_taken(body: dict) -> int:
+    """How many replies the solver has already given in this episode."""
+    return sum(m["role"] == "assistant" for m in body["messages"])
+
+
+class MemoryOracle:
+    """Fixes the task at step 1 (writing ``fixed_source`` over the file of its fix) only if the
+    memory slot names that file; then submits."""
+
+    def __init__(self, tasks: Sequence[CodingTask], fixed_source: str) -> None:
+        self.by_issue = {task.problem_statement: task for task in tasks}
+        self.fixed_source = fixed_source
+
+    def __call__(self, body: dict) -> Reply:
+        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        task = self.by_issue[issue_of(first_user)]
+        path = changed_paths(task.patch)[0]
+        if steps_taken(body) == 0 and path in (memory_slot_text(first_user) or ""):
+            return bash(f"printf %s {shlex.quote(self.fixed_source)} > {path}")
+        return bash(SUBMIT_COMMAND)
+
+
+def hang(body: dict) -> Reply:
+    """A solver whose first command never ends; afterwards it submits."""
+    return bash("while true; do sleep 1; done") if steps_taken(body) == 0 else bash(SUBMIT_COMMAND)
