@@ -9,7 +9,7 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import MEMORY_OPEN, SUBMIT_COMMAND
 from execmem.agents.coding.solver import solve as solve_coding
 from execmem.agents.vehicle.agent import solve as solve_vehicle
-from execmem.agents.vehicle.conditions import PromptMemory
+from execmem.agents.vehicle.conditions.base import PromptMemory
 from execmem.suites.coding.process import CommandResult
 from execmem.suites.vehicle.calls import ToolCall
 from execmem.suites.vehicle.dataset import Question

@@ -11,10 +11,19 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
-from execmem.agents.vehicle import memory_system
-from execmem.agents.vehicle.ingest import by_hour
-from execmem.agents.vehicle.memory_search import SearchMemoryTool, clamp_k, format_item, format_results
-from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemCondition, open_system
+from execmem.agents.vehicle.conditions import memory_system
+from execmem.agents.vehicle.conditions.ingest import by_hour
+from execmem.agents.vehicle.conditions.memory_search import (
+    SearchMemoryTool,
+    clamp_k,
+    format_item,
+    format_results,
+)
+from execmem.agents.vehicle.conditions.memory_system import (
+    MemorySetupError,
+    MemorySystemCondition,
+    open_system,
+)
 from execmem.cli.main import app
 from execmem.core.files import complete_records
 from execmem.core.protocols import MemoryItem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from execmem.agents.vehicle.build_cache import by_day
+from execmem.agents.vehicle.conditions.build_cache import by_day
 from execmem.core.files import complete_records
 from execmem.suites.vehicle.dataset import load_history
 from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec
@@ -67,7 +67,7 @@ def test_key_value_memory_is_searched_with_a_tool(tmp_path, oracle, vehicle_data
 def test_key_value_store_search_ranks_by_shared_words():
     import asyncio
 
-    from execmem.agents.vehicle.key_value import KeyValueStore
+    from execmem.agents.vehicle.conditions.key_value import KeyValueStore
 
     store = KeyValueStore()
     asyncio.run(store.call("memory_add", {"key": "Gary / panel color", "value": "green"}))

@@ -3,7 +3,7 @@ an unusable environment, with a message that already names the file, line, field
 
 from __future__ import annotations
 
-from execmem.agents.vehicle.memory_system import MemorySetupError
+from execmem.agents.vehicle.conditions.memory_system import MemorySetupError
 from execmem.core.files import DamagedFileError
 from execmem.core.jsonl import JsonlError
 from execmem.llm.errors import EndpointError, InfraError

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from execmem.agents.vehicle.memory_system import MemorySetupError
+from execmem.agents.vehicle.conditions.memory_system import MemorySetupError
 from execmem.cli.common import DataOption, check_out_folder, fail
 from execmem.cli.memory_options import (
     MemoryOptionsOption,

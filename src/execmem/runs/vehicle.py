@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from execmem.agents.vehicle.agent import EpisodeAborted, VehicleEpisode, solve
-from execmem.agents.vehicle.conditions import ScenarioMemory
+from execmem.agents.vehicle.conditions.base import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
 from execmem.core.clock import now_iso
 from execmem.llm.cache import ResponseCache

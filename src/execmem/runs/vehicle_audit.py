@@ -20,9 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execmem import __version__
-from execmem.agents.vehicle.conditions import format_lines
-from execmem.agents.vehicle.ingest import ingest_history
-from execmem.agents.vehicle.memory_system import open_system
+from execmem.agents.vehicle.conditions.base import format_lines
+from execmem.agents.vehicle.conditions.ingest import ingest_history
+from execmem.agents.vehicle.conditions.memory_system import open_system
 from execmem.core.files import write_json_atomic
 from execmem.core.hashing import file_sha256
 from execmem.core.protocols import MemoryItem, MemorySystem

@@ -6,12 +6,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from execmem.agents.vehicle.build_cache import BuildCache
-from execmem.agents.vehicle.conditions import FullHistory, GoldMemory, MemoryCondition, NoMemory
-from execmem.agents.vehicle.key_value import KeyValueCondition
-from execmem.agents.vehicle.memory_system import MemorySetupError, MemorySystemCondition, open_system
+from execmem.agents.vehicle.conditions.base import MemoryCondition
+from execmem.agents.vehicle.conditions.build_cache import BuildCache
+from execmem.agents.vehicle.conditions.key_value import KeyValueCondition
+from execmem.agents.vehicle.conditions.memory_system import (
+    MemorySetupError,
+    MemorySystemCondition,
+    open_system,
+)
+from execmem.agents.vehicle.conditions.prompt import FullHistory, GoldMemory, NoMemory
+from execmem.agents.vehicle.conditions.summary import RecursiveSummary
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
-from execmem.agents.vehicle.summary import RecursiveSummary
 from execmem.core.protocols import Model
 from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.memory import MissingExtraError, available_memories, memory_factory

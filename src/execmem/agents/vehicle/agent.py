@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execmem.agents.tool_loop import LoopResult, run_tool_loop
-from execmem.agents.vehicle.conditions import ScenarioMemory
+from execmem.agents.vehicle.conditions.base import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_SYSTEM, MEMORY_BLOCK, MEMORY_TOOL_HINT, REQUEST
 from execmem.core.protocols import Model
 from execmem.core.tokens import estimate_tokens

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from execmem.agents.vehicle.build_cache import BuildCache, by_day
-from execmem.agents.vehicle.conditions import MemoryCost, PromptMemory, ScenarioMemory, format_lines
+from execmem.agents.vehicle.conditions.base import MemoryCost, PromptMemory, ScenarioMemory, format_lines
+from execmem.agents.vehicle.conditions.build_cache import BuildCache, by_day
 from execmem.agents.vehicle.prompts import SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM, SUMMARY_USER
 from execmem.core.protocols import Model
 from execmem.llm.errors import ContextOverflow

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execmem.agents.tool_loop import run_tool_loop
-from execmem.agents.vehicle.build_cache import BuildCache, by_day
-from execmem.agents.vehicle.conditions import MemoryCost, format_lines
+from execmem.agents.vehicle.conditions.base import MemoryCost, format_lines
+from execmem.agents.vehicle.conditions.build_cache import BuildCache, by_day
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, KV_SYSTEM, KV_USER
 from execmem.core.protocols import Model
 from execmem.suites.vehicle.dataset import Question

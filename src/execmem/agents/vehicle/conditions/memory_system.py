@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from execmem.agents.vehicle.conditions import MemoryCost
-from execmem.agents.vehicle.ingest import ingest_history
-from execmem.agents.vehicle.memory_search import SearchMemoryTool
+from execmem.agents.vehicle.conditions.base import MemoryCost
+from execmem.agents.vehicle.conditions.ingest import ingest_history
+from execmem.agents.vehicle.conditions.memory_search import SearchMemoryTool
 from execmem.core.files import read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
 from execmem.memory import create_memory

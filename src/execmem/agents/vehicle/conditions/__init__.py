@@ -1,0 +1,7 @@
+"""The memory conditions of the vehicle agent: what it knows of a scenario's history, and how.
+
+``base`` holds what they share; ``prompt`` the text conditions (none, gold, full-history);
+``summary`` and ``key_value`` the model-built memories (cached by ``build_cache``);
+``memory_system`` protocol B, any registered memory system searched through ``memory_search``
+after ``ingest`` wrote the history into it.
+"""
