@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from execmem.core.protocols import MemorySystem
-from execmem.memory import registry
+from execmem.memory import accepted_settings, memory_factory, registry
 from execmem.memory.registry import (
     MemoryRegistryError,
     MissingExtraError,
@@ -114,3 +114,19 @@ def test_the_plugin_is_found_only_where_it_is_installed():
     assert "recent" not in available_memories()
     with pytest.raises(UnknownMemoryError, match="available"):
         create_memory("recent")
+
+
+def test_systems_declare_the_harness_settings_they_take(plugin):
+    from execmem.memory.adapters.amem import AMemMemory
+    from execmem.memory.adapters.langmem import LangMemMemory
+    from execmem.memory.adapters.mem0 import Mem0Memory
+    from execmem.memory.adapters.memos import MemosMemory
+    from execmem.memory.adapters.simplemem import SimpleMemMemory
+
+    for name in ("bm25", "dense", "hybrid"):
+        assert accepted_settings(memory_factory(name)) == {"path", "windowing"}
+    for factory in (Mem0Memory, AMemMemory, SimpleMemMemory):
+        assert accepted_settings(factory) == {"path"}
+    for factory in (LangMemMemory, MemosMemory):
+        assert accepted_settings(factory) == frozenset()
+    assert accepted_settings(memory_factory("recent")) == frozenset()  # a plugin that declares nothing

@@ -6,6 +6,7 @@ import asyncio
 import json
 import sqlite3
 from datetime import datetime
+from typing import ClassVar
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -173,27 +174,43 @@ def test_bad_memory_option_is_a_clear_error(tmp_path):
 
 class PathOnlyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    accepts: ClassVar[frozenset[str]] = frozenset({"path"})
     path: str
 
 
 class LabelOnly:
-    """A system whose constructor takes nothing execmem offers."""
+    """A system that declares nothing: its constructor takes nothing execmem offers."""
 
     def __init__(self, label: str = "x"):
         self.label = label
 
 
-def fake_create(name, **config):
-    if name == "label-only":
-        return LabelOnly(**config)
-    return PathOnlyConfig(**config)
+class TakesAnything:
+    """A system that declares nothing but would swallow any keyword: it must be offered nothing."""
+
+    def __init__(self, **config):
+        self.config = config
 
 
-def test_offered_settings_are_dropped_where_a_system_does_not_take_them(monkeypatch):
-    monkeypatch.setattr(memory_system, "create_memory", fake_create)
+FACTORIES = {"path-only": PathOnlyConfig, "label-only": LabelOnly, "anything": TakesAnything}
+
+
+def test_offered_settings_go_only_to_systems_that_declare_them(monkeypatch):
+    monkeypatch.setattr(memory_system, "memory_factory", FACTORIES.__getitem__)
+    monkeypatch.setattr(memory_system, "create_memory", lambda name, **config: FACTORIES[name](**config))
     assert open_system("path-only", "/tmp/state.sqlite", {}) == PathOnlyConfig(path="/tmp/state.sqlite")
     assert open_system("label-only", "/tmp/state.sqlite", {"label": "y"}).label == "y"
+    assert open_system("anything", "/tmp/state.sqlite", {"k": 1}).config == {"k": 1}
     with pytest.raises(MemorySetupError, match="windowing"):  # asked for explicitly: an error
         open_system("path-only", "/tmp/state.sqlite", {"windowing": "turn"})
     with pytest.raises(MemorySetupError, match="colour"):
         open_system("label-only", "/tmp/state.sqlite", {"colour": "red"})
+
+
+def test_embedded_systems_get_the_run_file_and_hour_windowing(tmp_path):
+    memory = open_system("bm25", str(tmp_path / "state.sqlite"), {})
+    assert memory.describe()["path"] == str(tmp_path / "state.sqlite")
+    assert memory.describe()["windowing"] == {"mode": "hour"}
+    assert open_system("bm25", str(tmp_path / "s.sqlite"), {"windowing": "turn"}).describe()["windowing"] == {
+        "mode": "turn"
+    }

@@ -72,6 +72,8 @@ class UnitMemory:
     """A ``MemorySystem`` over stored units; subclasses choose the indexes and the ranking."""
 
     name: ClassVar[str]
+    accepts: ClassVar[frozenset[str]] = frozenset({"path", "windowing"})
+    """The harness settings every embedded system takes (see ``registry.accepted_settings``)."""
 
     def __init__(self, config: StoreConfig, store: UnitStore, indexes: Sequence[UnitIndex]):
         self.config = config

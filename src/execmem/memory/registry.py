@@ -5,6 +5,10 @@ Each entry point names a factory: a class or function that takes keyword config 
 packages do. A system that needs optional dependencies says so with the entry point's extras
 marker, e.g. ``dense = "execmem.memory.dense:DenseMemory [dense]"``: if loading or building it
 fails on an import, the error says ``pip install "execmem[dense]"``.
+
+A harness offers a system settings of its own (the run's state file, how history is windowed)
+only when the factory declares it takes them: ``accepts = frozenset({"path", "windowing"})`` on
+the class or function. A factory that declares nothing is given only the options the user passed.
 """
 
 from __future__ import annotations
@@ -68,6 +72,11 @@ def memory_factory(name: str) -> Callable[..., Any]:
         raise UnknownMemoryError(f"unknown memory system {name!r}; available: {valid}")
     with _extra_hint(name, point):
         return point.load()
+
+
+def accepted_settings(factory: Callable[..., Any]) -> frozenset[str]:
+    """The harness settings a factory declares it takes (its ``accepts``); empty when it declares none."""
+    return frozenset(getattr(factory, "accepts", ()))
 
 
 def create_memory(name: str, **config: Any) -> MemorySystem:

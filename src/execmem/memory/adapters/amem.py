@@ -127,6 +127,8 @@ def _import_amem() -> Any:
 class AMemMemory(PerUserSystems):
     """A ``MemorySystem`` over A-MEM notes, one ``AgenticMemorySystem`` per user space."""
 
+    accepts = frozenset({"path"})  # the state directory; windowing is the system's own
+
     def __init__(self, config: AMemConfig | None = None, **options: Any):
         self.config = config or AMemConfig(**options)
         self._system_class = _import_amem()

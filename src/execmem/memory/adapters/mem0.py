@@ -105,6 +105,8 @@ def _import_mem0() -> Any:
 class Mem0Memory:
     """A ``MemorySystem`` over mem0's local ``Memory``; ``usage()`` counts its chat completions."""
 
+    accepts = frozenset({"path"})  # the state directory; windowing is the system's own
+
     def __init__(self, config: Mem0Config | None = None, **options: Any):
         self.config = config or Mem0Config(**options)
         mem0 = _import_mem0()

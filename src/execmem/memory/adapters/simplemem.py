@@ -85,6 +85,8 @@ def _import_simplemem() -> Any:
 class SimpleMemMemory(PerUserSystems):
     """A ``MemorySystem`` over SimpleMem's memory entries, one ``SimpleMemSystem`` per user space."""
 
+    accepts = frozenset({"path"})  # the state directory; windowing is the system's own
+
     def __init__(self, config: SimpleMemConfig | None = None, **options: Any):
         self.config = config or SimpleMemConfig(**options)
         self._simplemem = _import_simplemem()

@@ -11,19 +11,17 @@ so a resumed run reuses what was written, and a scenario cut off mid-ingest is w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from execmem.agents.vehicle.conditions.base import MemoryCost
 from execmem.agents.vehicle.conditions.ingest import ingest_history
 from execmem.agents.vehicle.conditions.memory_search import SearchMemoryTool
 from execmem.core.files import read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
-from execmem.memory import create_memory
+from execmem.memory import accepted_settings, create_memory, memory_factory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
 
 DEFAULT_WINDOWING = "hour"
@@ -36,43 +34,22 @@ class MemorySetupError(ValueError):
 
 def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySystem:
     """The registered system ``name``, with ``options``; unknown names and missing extras raise the
-    registry's own errors.
+    registry's own errors, a system that refuses its options raises MemorySetupError.
 
     Two settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
-    state) and ``windowing`` (``DEFAULT_WINDOWING``). A system whose config does not take an
-    offered setting (an unexpected keyword, or pydantic's ``extra_forbidden``) is built without it,
-    so adapters with their own storage and no windowing work too.
+    state) and ``windowing`` (``DEFAULT_WINDOWING``), each only to a system that declares it takes
+    it (``accepts``, see ``memory.registry``). Adapters with their own storage and plugins that
+    declare nothing are built with the user's options alone.
     """
-    defaults = {"path": path, "windowing": DEFAULT_WINDOWING}
-    offered = {key: value for key, value in defaults.items() if key not in options}
-    config = {**offered, **options}
-    while True:
-        try:
-            return _create(name, config)
-        except MemorySetupError as exc:
-            rejected = rejected_keys(exc.__cause__, offered.keys() & config.keys())
-            if not rejected:
-                raise
-            config = {key: value for key, value in config.items() if key not in rejected}
-
-
-def _create(name: str, config: dict[str, Any]) -> MemorySystem:
+    offered = {"path": path, "windowing": DEFAULT_WINDOWING}
+    taken = accepted_settings(memory_factory(name))
+    config = {key: value for key, value in offered.items() if key in taken} | dict(options)
     try:
         return create_memory(name, **config)
     except TypeError as exc:
         raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
     except ValueError as exc:
         raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
-
-
-def rejected_keys(error: BaseException | None, candidates: Set[str]) -> set[str]:
-    """Which of ``candidates`` the error says the system does not take."""
-    if isinstance(error, ValidationError):
-        extra = {str(e["loc"][0]) for e in error.errors() if e["type"] == "extra_forbidden" and e["loc"]}
-        return extra & candidates
-    if isinstance(error, TypeError):
-        return {key for key in candidates if f"'{key}'" in str(error)}
-    return set()
 
 
 @dataclass
