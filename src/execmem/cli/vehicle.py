@@ -15,13 +15,13 @@ import typer
 
 from execmem.cli.common import DataOption, check_out_file, open_output, print_summary
 from execmem.core.jsonl import dumps, read_jsonl
+from execmem.suites.vehicle.aggregate import summarize
 from execmem.suites.vehicle.calls import CallSyntaxError, parse_calls
 from execmem.suites.vehicle.dataset import load_questions
 from execmem.suites.vehicle.lint import lint as lint_questions
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.replay import replay as replay_calls
 from execmem.suites.vehicle.scorebook import InputError, Scorebook, read_predictions
-from execmem.suites.vehicle.summary import summarize
 
 app = typer.Typer(help="The vehicle suite (VehicleMemBench).", no_args_is_help=True)
 

@@ -6,8 +6,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from execmem.runs.audit_scoring import METRICS
 from execmem.suites.vehicle.dataset import REASONING_TYPES
+from execmem.suites.vehicle.retrieval import METRICS
 
 
 def metric_keys(ks: Sequence[int]) -> list[str]:

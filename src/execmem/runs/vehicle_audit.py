@@ -4,7 +4,7 @@ No agent and no model (for embedded systems): each scenario's history is written
 user space (``<space>-<scenario>``, one ``add()`` per clock hour), then every question is searched
 twice at the largest K: with its query text, and with an *oracle query*, its gold-memory events
 without their dates and times (the retriever's ceiling: the query knows exactly what to look
-for). Each search is scored at every K (``audit_scoring``) and averaged over questions
+for). Each search is scored at every K (``suites.vehicle.retrieval``) and averaged over questions
 (``audit_report``). See docs/audit.md.
 """
 
@@ -29,7 +29,6 @@ from execmem.core.protocols import MemoryItem, MemorySystem
 from execmem.core.tokens import estimate_tokens
 from execmem.memory.store import IN_MEMORY
 from execmem.runs.audit_report import aggregate, percentiles
-from execmem.runs.audit_scoring import Evidence, make_evidence, score, value_share
 from execmem.suites.vehicle.dataset import (
     SCENARIOS,
     HistoryLine,
@@ -48,6 +47,7 @@ from execmem.suites.vehicle.evidence import (
     split_events,
 )
 from execmem.suites.vehicle.release import MANIFEST, resolve_data_dir
+from execmem.suites.vehicle.retrieval import Evidence, make_evidence, score, value_share
 
 AUDIT_FILE = "audit.json"
 STATE_FILE = "memory.sqlite"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from execmem.suites.vehicle.summary import summarize
+from execmem.suites.vehicle.aggregate import summarize
 
 _MEANS = ("n_calls", "steps", "input_tokens", "output_tokens", "memory_tokens")
 
