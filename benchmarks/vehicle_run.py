@@ -24,16 +24,14 @@ import time
 from pathlib import Path
 
 from execmem.llm.config import ModelConfig
-from execmem.runs.vehicle import VehicleRun
-from execmem.runs.vehicle_config import VehicleRunConfig
-
-POLICY = "execmem.testing.vehicle_oracle:oracle"
+from execmem.runs.vehicle.config import VehicleRunConfig
+from execmem.runs.vehicle.run import VehicleRun
 
 
 def start_server(latency: float, data: Path | None) -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "execmem.testing.fake_server", "--policy", POLICY, "--latency", str(latency)]
+    command = [sys.executable, "-m", "execmem.testing.fake_server", "--latency", str(latency), "--data"]
     if data:
-        command += ["--arg", f"data={data}"]
+        command.append(str(data))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline().strip()
     if not line.startswith("READY "):

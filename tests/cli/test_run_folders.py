@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from execmem.core.files import complete_records
-from execmem.runs.coding_store import CodingRunStore
+from execmem.runs.coding.store import CodingRunStore
 from execmem.runs.episode_log import LOCK_FILE, RunFolderError
 from execmem.testing.fake_server import FakeServer, with_latency
 from execmem.testing.vehicle_oracle import OraclePolicy

@@ -17,8 +17,8 @@ import pytest as _pytest
 
 from execmem.agents.coding.config import SolverConfig
 from execmem.llm.config import ModelConfig
-from execmem.runs.coding import CodingRun
-from execmem.runs.coding_config import CodingRunConfig
+from execmem.runs.coding.config import CodingRunConfig
+from execmem.runs.coding.run import CodingRun
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.tasks import CodingTask, dump_tasks

@@ -20,7 +20,7 @@ from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION
 from execmem.cli.coding import app
 from execmem.core.files import complete_records
 from execmem.core.hashing import file_sha256
-from execmem.runs.coding_compare import load_coding_run, paired_report
+from execmem.runs.coding.compare import load_coding_run, paired_report
 from execmem.runs.episode_log import RunFolderError
 from execmem.suites.coding.tasks import load_tasks
 from execmem.testing.fake_server import FakeServer

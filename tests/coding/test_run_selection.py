@@ -14,10 +14,10 @@ import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 from execmem.cli.coding import app
 from execmem.core.hashing import file_sha256
 from execmem.llm.config import ModelConfig
-from execmem.runs.coding import CodingRun
-from execmem.runs.coding_compare import CodingRunData, paired_report
-from execmem.runs.coding_config import CodingRunConfig
-from execmem.runs.coding_metrics import compute_metrics
+from execmem.runs.coding.compare import CodingRunData, paired_report
+from execmem.runs.coding.config import CodingRunConfig
+from execmem.runs.coding.metrics import compute_metrics
+from execmem.runs.coding.run import CodingRun
 from execmem.runs.episode_log import RunFolderError
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.tasks import load_tasks

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from execmem.llm.config import ModelConfig
-from execmem.runs.vehicle import VehicleRun
-from execmem.runs.vehicle_config import VehicleRunConfig
+from execmem.runs.vehicle.config import VehicleRunConfig
+from execmem.runs.vehicle.run import VehicleRun
 from execmem.suites.vehicle.dataset import load_questions
 from execmem.testing.vehicle_oracle import OraclePolicy
 

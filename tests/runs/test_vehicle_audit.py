@@ -15,7 +15,7 @@ from execmem.cli import vehicle_audit  # noqa: F401 - registers `vehicle audit`
 from execmem.cli.main import app
 from execmem.core.protocols import MemoryItem
 from execmem.memory.bm25 import Bm25Memory
-from execmem.runs.vehicle_audit import AuditConfig, oracle_query, run_audit
+from execmem.runs.vehicle.audit import AuditConfig, oracle_query, run_audit
 from execmem.suites.vehicle.dataset import load_questions
 
 # Line numbers are file lines: the blank line 4 is skipped but counted.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from execmem.core.files import complete_records
-from execmem.runs.compare import compare_rows, load_run
+from execmem.runs.vehicle.compare import compare_rows, load_run
 from execmem.testing.fake_server import FakeServer, with_faults
 from tests.runs.conftest import run_vehicle, scores
 

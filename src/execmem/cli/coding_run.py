@@ -33,8 +33,8 @@ from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import EndpointError
 from execmem.llm.token_counter import TokenizerError, make_counter
-from execmem.runs.coding_compare import CompareError, load_coding_run, paired_report
-from execmem.runs.coding_config import CodingRunConfig
+from execmem.runs.coding.compare import CompareError, load_coding_run, paired_report
+from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.suites.coding.paths import builtin_tasks_path
@@ -43,7 +43,7 @@ from execmem.suites.coding.sandbox import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 if TYPE_CHECKING:
-    from execmem.runs.coding import CodingRun
+    from execmem.runs.coding.run import CodingRun
 
 _console = Console(stderr=True)
 BUILTIN = "builtin"
@@ -106,7 +106,9 @@ def run(
     except TokenizerError as exc:
         fail(str(exc))
     try:
-        from execmem.runs.coding import CodingRun  # the executor pulls in the openai SDK: load it only to run
+        from execmem.runs.coding.run import (
+            CodingRun,  # the executor pulls in the openai SDK: load it only to run
+        )
 
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:

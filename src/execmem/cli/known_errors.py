@@ -9,10 +9,10 @@ from execmem.core.jsonl import JsonlError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
-from execmem.runs.coding_compare import CompareError as CodingCompareError
-from execmem.runs.compare import CompareError
+from execmem.runs.coding.compare import CompareError as CodingCompareError
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle_conditions import ConditionError
+from execmem.runs.vehicle.compare import CompareError
+from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder import BuildError
 from execmem.suites.coding.environment import EnvironmentBuildError
 from execmem.suites.coding.gitrepo import GitError

@@ -26,7 +26,7 @@ from execmem.cli.vehicle import app
 from execmem.cli.vehicle_run import parse_scenarios
 from execmem.core.protocols import MemorySystem
 from execmem.memory import MemoryRegistryError, MissingExtraError, memory_factory
-from execmem.runs.vehicle_audit import AUDIT_FILE, AuditConfig, open_audit_memory, run_audit
+from execmem.runs.vehicle.audit import AUDIT_FILE, AuditConfig, open_audit_memory, run_audit
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.evidence import EVENT_WINDOW_MINUTES, EvidenceError
 from execmem.suites.vehicle.release import DataNotFound

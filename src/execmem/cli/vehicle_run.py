@@ -36,13 +36,13 @@ from execmem.core.text import slug
 from execmem.llm.config import ModelConfig
 from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle_conditions import PROTOCOL_A, ConditionError, check_condition
-from execmem.runs.vehicle_config import VehicleRunConfig
+from execmem.runs.vehicle.conditions import PROTOCOL_A, ConditionError, check_condition
+from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
 
 if TYPE_CHECKING:
-    from execmem.runs.vehicle import VehicleRun
+    from execmem.runs.vehicle.run import VehicleRun
 
 _console = Console(stderr=True)
 
@@ -138,9 +138,7 @@ def run(
     check_out_folder(folder)
     try:
         check_condition(memory)  # before anything is created
-        from execmem.runs.vehicle import (
-            VehicleRun,  # the executor pulls in the openai SDK: load it only to run
-        )
+        from execmem.runs.vehicle.run import VehicleRun  # the executor and its client: loaded only to run
 
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:

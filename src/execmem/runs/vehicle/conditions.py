@@ -20,7 +20,7 @@ from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VER
 from execmem.core.protocols import Model
 from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.memory import MissingExtraError, available_memories, memory_factory
-from execmem.runs.vehicle_config import VehicleRunConfig
+from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import load_history
 
 PROTOCOL_A = ("none", "gold", "full-history", "summary", "key-value")

@@ -28,7 +28,7 @@ from execmem.core.hashing import file_sha256
 from execmem.core.protocols import MemoryItem, MemorySystem
 from execmem.core.tokens import estimate_tokens
 from execmem.memory.store import IN_MEMORY
-from execmem.runs.audit_report import aggregate, percentiles
+from execmem.runs.vehicle.audit_report import aggregate, percentiles
 from execmem.suites.vehicle.dataset import (
     SCENARIOS,
     HistoryLine,

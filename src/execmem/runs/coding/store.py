@@ -1,6 +1,6 @@
 """A coding run folder: manifest, injected memory, finished episodes, infra errors, trajectories.
 
-manifest.json        what the protocol fixes (see ``coding_config.build_manifest``), plus versions,
+manifest.json        what the protocol fixes (see ``config.build_manifest``), plus versions,
                      the invocation and start/resume times
 memory.json          each target's injected memory text and the tasks it was written from
 episodes.jsonl       one line per finished (scored) episode: the commit point of an episode
@@ -18,9 +18,9 @@ from typing import Any
 
 from execmem.core.files import JsonlAppender, write_json_atomic
 from execmem.core.text import slug
-from execmem.runs.coding_config import FIXED_FIELDS
+from execmem.runs.coding.config import FIXED_FIELDS
 from execmem.runs.episode_log import NUMBER, EpisodeLog, Schema
-from execmem.runs.vehicle_config import identity_mismatch
+from execmem.runs.vehicle.config import identity_mismatch
 
 _COMPARED = (*FIXED_FIELDS, "memory", "manifest_version")
 EPISODE_SCHEMA: Schema = {

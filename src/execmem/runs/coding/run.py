@@ -18,11 +18,11 @@ from execmem.core.hashing import file_sha256
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import EndpointError, InfraError
-from execmem.runs.coding_config import CodingRunConfig, build_manifest
-from execmem.runs.coding_episode import EpisodeSettings, run_episode
-from execmem.runs.coding_metrics import compute_metrics
-from execmem.runs.coding_store import CodingRunStore, episode_id
-from execmem.runs.gather import run_all
+from execmem.runs.coding.config import CodingRunConfig, build_manifest
+from execmem.runs.coding.episode import EpisodeSettings, run_episode
+from execmem.runs.coding.metrics import compute_metrics
+from execmem.runs.coding.store import CodingRunStore, episode_id
+from execmem.runs.runner import run_all
 from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import memory_for

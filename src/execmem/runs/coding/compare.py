@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from execmem.core.files import DamagedFileError, read_json_document
-from execmem.runs.coding_config import FIXED_FIELDS
-from execmem.runs.coding_metrics import counts_as_resolved, is_suspect
-from execmem.runs.coding_store import EPISODE_SCHEMA, episode_id
+from execmem.runs.coding.config import FIXED_FIELDS
+from execmem.runs.coding.metrics import counts_as_resolved, is_suspect
+from execmem.runs.coding.store import EPISODE_SCHEMA, episode_id
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem
 from execmem.runs.paired_stats import N_RESAMPLES, gained_lost, paired_bootstrap, target_rates
 

@@ -15,11 +15,11 @@ from execmem.core.clock import now_iso
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.errors import EndpointError, InfraError
-from execmem.runs.gather import run_all
-from execmem.runs.store import RunStore, check_resumable
-from execmem.runs.vehicle_conditions import make_condition
-from execmem.runs.vehicle_config import VehicleRunConfig
-from execmem.runs.vehicle_metrics import compute_metrics
+from execmem.runs.runner import run_all
+from execmem.runs.vehicle.conditions import make_condition
+from execmem.runs.vehicle.config import VehicleRunConfig
+from execmem.runs.vehicle.metrics import compute_metrics
+from execmem.runs.vehicle.store import RunStore, check_resumable
 from execmem.suites.vehicle.dataset import Question, load_questions
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.scorebook import Scorebook
