@@ -14,6 +14,7 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
+from execmem.runs.identity import measured_model
 from execmem.suites.coding.records import Condition, RecordPolicy
 from execmem.suites.coding.sandbox import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
@@ -26,10 +27,6 @@ EVALUATION_PROTOCOL = (
 )
 FIXED_FIELDS = ("model", "solver", "tools", "sandbox", "evaluation", "tasks", "seeds")
 """Manifest fields that must agree for two runs to be paired (the memory block is compared apart)."""
-
-# Model settings that do not change what is measured (as for vehicle runs).
-_OPERATIONAL = {"base_url", "api_key_env", "max_connections", "max_retries", "timeout_s"}
-_OPERATIONAL |= {"backoff_base_s", "backoff_max_s", "seed", "transport", "server_defect_after", "probe"}
 
 
 class CodingRunConfig(BaseModel):
@@ -60,7 +57,7 @@ def build_manifest(
     config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
 ) -> dict[str, Any]:
     """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
-    model = {k: v for k, v in config.model.model_dump().items() if k not in _OPERATIONAL}
+    model = {k: v for k, v in measured_model(config.model.model_dump()).items() if k != "seed"}
     return {
         "manifest_version": MANIFEST_VERSION,
         "suite": "coding",

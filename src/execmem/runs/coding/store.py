@@ -20,7 +20,7 @@ from execmem.core.files import JsonlAppender, write_json_atomic
 from execmem.core.text import slug
 from execmem.runs.coding.config import FIXED_FIELDS
 from execmem.runs.episode_log import NUMBER, EpisodeLog, Schema
-from execmem.runs.vehicle.config import identity_mismatch
+from execmem.runs.identity import identity_mismatch
 
 _COMPARED = (*FIXED_FIELDS, "memory", "manifest_version")
 EPISODE_SCHEMA: Schema = {

@@ -8,20 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.llm.config import ModelConfig
-
-# Settings that change what is measured; a resumed run must keep them.
-_OPERATIONAL = {
-    "base_url",
-    "api_key_env",
-    "max_connections",
-    "max_retries",
-    "timeout_s",
-    "backoff_base_s",
-    "backoff_max_s",
-    "transport",
-    "server_defect_after",
-    "probe",
-}
+from execmem.runs.identity import measured_model
 
 
 class VehicleRunConfig(BaseModel):
@@ -44,19 +31,7 @@ class VehicleRunConfig(BaseModel):
         """The fields that define what the run measures (compared on resume); the tokenizer only
         where it cuts the prompt (full-history)."""
         data = self.model_dump(mode="json", exclude={"data_dir", "cache_dir"})
-        data["model"] = {k: v for k, v in data["model"].items() if k not in _OPERATIONAL}
+        data["model"] = measured_model(data["model"])
         if self.memory != "full-history":
             data.pop("tokenizer")
         return data
-
-
-def identity_mismatch(saved: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
-    """Readable differences between two identities (empty when they agree)."""
-    problems = []
-    for key in sorted(saved.keys() | current.keys()):
-        old, new = saved.get(key), current.get(key)
-        if isinstance(old, dict) and isinstance(new, dict):
-            problems += identity_mismatch(old, new, f"{prefix}{key}.")
-        elif old != new:
-            problems.append(f"{prefix}{key}: run has {old!r}, command gives {new!r}")
-    return problems

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from execmem.agents.vehicle.agent import EpisodeAborted, VehicleEpisode, solve
 from execmem.agents.vehicle.conditions.base import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
-from execmem.core.clock import now_iso
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
-from execmem.llm.errors import EndpointError, InfraError
-from execmem.runs.runner import run_all
+from execmem.runs.runner import EpisodeRunner
 from execmem.runs.vehicle.conditions import make_condition
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.runs.vehicle.metrics import compute_metrics
@@ -24,10 +20,8 @@ from execmem.suites.vehicle.dataset import Question, load_questions
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.scorebook import Scorebook
 
-EpisodeHook = Callable[[dict[str, Any] | None], None]
 
-
-class VehicleRun:
+class VehicleRun(EpisodeRunner[Question]):
     """One run folder being filled. Re-creating it on the same folder resumes."""
 
     def __init__(self, config: VehicleRunConfig, folder: Path) -> None:
@@ -39,6 +33,7 @@ class VehicleRun:
         cache_root = config.cache_dir or folder
         self.cache = ResponseCache(cache_root / "responses.sqlite")
         self.model = OpenAIChatModel(config.model, self.cache)
+        self.models, self.probe = [self.model], config.model.probe
         self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds", folder)
         components = {
             "model": self.model.describe() | {"api_key_env": config.model.api_key_env},
@@ -48,65 +43,34 @@ class VehicleRun:
         self.store = RunStore(folder, config, components)
         self._memories: dict[int, asyncio.Task[ScenarioMemory]] = {}
 
-    def pending(self) -> list[Question]:
-        return [q for q in self.questions if q.id not in self.store.finished]
+    def items(self) -> list[Question]:
+        return self.questions
 
-    async def run(self, on_episode: EpisodeHook | None = None) -> dict[str, Any]:
-        """Run every pending episode, then write and return the metrics.
+    def key(self, item: Question) -> str:
+        return item.id
 
-        :class:`EndpointError` (refused key, unknown model, nothing listening; from the start-up
-        probe or any request) stops the run at once: episodes in flight are cancelled, finished
-        ones stay on disk, and the error propagates."""
-        slots = asyncio.Semaphore(self.config.model.max_connections * 2)
+    def identity(self, item: Question) -> dict[str, Any]:
+        return {"id": item.id, "scenario": item.scenario, "index": item.index}
 
-        async def one(question: Question) -> None:
-            record = await self._episode(question, slots)
-            if on_episode:
-                on_episode(record)
+    def concurrency(self) -> int:
+        """Episodes talking to the model at once: twice the connections, so none sits idle."""
+        return self.config.model.max_connections * 2
 
+    def metrics(self, episodes: list[dict[str, Any]], expected: int) -> dict[str, Any]:
+        return compute_metrics(episodes, self.store.infra_errors(), self.store.memory_records(), expected)
+
+    async def episode(self, item: Question) -> dict[str, Any]:
+        """Build (or await) the scenario's memory, solve on a fresh car, score; the trajectory is
+        written before the episode line. A failure mid-episode keeps what was done with its reason."""
+        memory = await self._memory(item.scenario)  # an InfraError here: building the memory failed
         try:
-            pending = self.pending()
-            if pending and self.config.model.probe:
-                await self.model.probe()
-            await run_all([one(q) for q in pending])
-        except BaseException:
-            self.store.close()
-            raise
-        finally:
-            await self.model.aclose()
-            self.cache.close()
-        return self.finish()
-
-    def finish(self) -> dict[str, Any]:
-        store = self.store
-        episodes = [store.finished[q.id] for q in self.questions if q.id in store.finished]
-        metrics = compute_metrics(episodes, store.infra_errors(), store.memory_records(), len(self.questions))
-        store.write_metrics(metrics)
-        store.close()
-        return metrics
-
-    async def _episode(self, question: Question, slots: asyncio.Semaphore) -> dict[str, Any] | None:
-        """Run and record one episode; any failure is recorded with it (the per-episode boundary)."""
-        try:
-            memory = await self._memory(question.scenario)
-            async with slots:
-                episode = await solve(question, memory, self.model, self.config.max_steps)
-        except EndpointError:
-            raise
+            async with self.slots:
+                episode = await solve(item, memory, self.model, self.config.max_steps)
         except EpisodeAborted as exc:
             self.store.save_trajectory(trajectory_record(exc.episode, memory) | {"aborted": exc.cause.reason})
-            self._infra(question, "infra", exc.cause.reason, attempts=exc.cause.attempts)
-            return None
-        except InfraError as exc:  # building the scenario's memory
-            self._infra(question, "infra", exc.reason, attempts=exc.attempts)
-            return None
-        except Exception as exc:  # noqa: BLE001 - stored with its traceback, re-run on resume
-            reason, trace = f"{type(exc).__name__}: {exc}", traceback.format_exc()
-            self._infra(question, "crash", reason, traceback=self.model.redact(trace))
-            return None
+            raise exc.cause from None
         record = self._record(episode)
         self.store.save_trajectory(trajectory_record(episode, memory))
-        self.store.add_episode(record)
         return record
 
     def _memory(self, scenario: int) -> asyncio.Task[ScenarioMemory]:
@@ -140,11 +104,6 @@ class VehicleRun:
             "error_kind": loop.end_reason if loop.end_reason in ("max_steps", "context_length") else None,
             "context_error": loop.context_error,
         }
-
-    def _infra(self, question: Question, kind: str, reason: str, **extra: Any) -> None:
-        record = {"id": question.id, "scenario": question.scenario, "index": question.index}
-        reason = self.model.redact(reason)
-        self.store.add_infra_error({**record, "error_kind": kind, "reason": reason, "at": now_iso(), **extra})
 
 
 SHARED_MEMORY_MIN_CHARS = 2000

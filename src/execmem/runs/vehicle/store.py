@@ -18,7 +18,8 @@ from execmem import __version__
 from execmem.core.clock import now_iso
 from execmem.core.files import JsonlAppender, complete_records, read_json_document, write_json_atomic
 from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, saved_document
-from execmem.runs.vehicle.config import VehicleRunConfig, identity_mismatch
+from execmem.runs.identity import identity_mismatch
+from execmem.runs.vehicle.config import VehicleRunConfig
 
 CONFIG_FILE = "config.json"
 # What a vehicle run makes in its folder before its store opens: the response cache and memory state.
