@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from execmem.suites.coding.sandbox import BubblewrapSandbox, UnsafeLocalSandbox
+from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
+from execmem.suites.coding.sandbox.local import UnsafeLocalSandbox
 
 
 def make_folder(root: Path, files: int) -> Path:

@@ -10,7 +10,7 @@ from execmem.agents.coding.prompts import MEMORY_OPEN, SUBMIT_COMMAND
 from execmem.agents.coding.solver import solve as solve_coding
 from execmem.agents.vehicle.agent import solve as solve_vehicle
 from execmem.agents.vehicle.conditions.base import PromptMemory
-from execmem.suites.coding.process import CommandResult
+from execmem.suites.coding.sandbox.process import CommandResult
 from execmem.suites.vehicle.calls import ToolCall
 from execmem.suites.vehicle.dataset import Question
 from execmem.testing.scripted_model import ScriptedModel, calls, text

@@ -19,10 +19,10 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.llm.config import ModelConfig
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.run import CodingRun
+from execmem.suites.coding.builder.testrun import pytest_command
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.tasks import CodingTask, dump_tasks
-from execmem.suites.coding.testrun import pytest_command
 from execmem.testing.coding_policies import MemoryOracle
 
 GOOD = "def double(x):\n    return x * 2\n\n\ndef inc(x):\n    return x + 1\n\n\ndef neg(x):\n    return -x\n"

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from execmem.cli.coding import app
-from execmem.suites.coding.builder import BuildConfig, TaskBuilder
-from execmem.suites.coding.statements import patch_lines
+from execmem.suites.coding.builder.build import BuildConfig, TaskBuilder
+from execmem.suites.coding.builder.statements import patch_lines
 from execmem.suites.coding.tasks import dump_tasks, load_tasks
 from tests.coding.conftest import needs_bwrap
 

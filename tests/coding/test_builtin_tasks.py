@@ -7,9 +7,9 @@ from collections import defaultdict
 
 import pytest
 
+from execmem.suites.coding.builder.repos import BUILTIN_REPOS
+from execmem.suites.coding.builder.statements import patch_lines
 from execmem.suites.coding.paths import builtin_tasks_path
-from execmem.suites.coding.repos import BUILTIN_REPOS
-from execmem.suites.coding.statements import patch_lines
 from execmem.suites.coding.tasks import load_tasks
 
 SPECS = {spec.repo: spec for spec in BUILTIN_REPOS}
@@ -34,7 +34,7 @@ def test_every_task_matches_its_pinned_library(tasks):
     for task in tasks:
         spec = SPECS[task.repo]
         assert task.source == {**spec.source(), "bug": "reverse-patch"}
-        assert (task.version, task.install, task.env) == (spec.version, spec.install(), spec.env())
+        assert (task.version, task.install, task.env) == (spec.version, spec.install, spec.env())
         assert re.fullmatch(r"[0-9a-f]{40}", task.base_commit)
         assert task.instance_id.startswith(f"{spec.package}-{spec.version}__bug-")
 

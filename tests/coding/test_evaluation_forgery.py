@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from execmem.suites.coding.environment import EnvironmentCache
+from execmem.suites.coding.evaluation.evaluate import evaluate
 from execmem.suites.coding.tasks import load_tasks
+from execmem.suites.coding.venvs import VenvCache
 from execmem.suites.coding.workspace import Episode, prepare_episode
 from tests.coding.conftest import needs_bwrap
 from tests.coding.forgeries import CONFIGS, FLIP_HOOK, REWRITE_REPORT
@@ -30,7 +31,7 @@ def task(tmp_path_factory):
 
 @pytest.fixture
 def episode(task, shared_cache, tmp_path):
-    episode = prepare_episode(task, tmp_path / "episodes", EnvironmentCache(shared_cache / "envs"))
+    episode = prepare_episode(task, tmp_path / "episodes", VenvCache(shared_cache / "envs"))
     yield episode
     episode.cleanup()
 
@@ -43,10 +44,10 @@ def write(episode: Episode, path: str, text: str) -> None:
 
 
 def test_the_bug_is_in_and_an_honest_fix_resolves(episode):
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved and evaluation.outcomes["tests/test_core.py::test_double"] == "failed"
     write(episode, "alpha/core.py", GOOD)
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert evaluation.resolved and not evaluation.suspect, evaluation.to_dict()
     assert set(evaluation.outcomes) == set(episode.task.test_ids())  # exactly the declared tests ran
 
@@ -55,7 +56,7 @@ def test_the_bug_is_in_and_an_honest_fix_resolves(episode):
 def test_a_conftest_hook_that_flips_outcomes_is_not_scored(episode, where):
     write(episode, where, FLIP_HOOK)
     assert '+    report.outcome = "passed"' in episode.diff()
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved
     assert evaluation.outcomes["tests/test_core.py::test_double"] == "failed"
     assert evaluation.dropped_paths == [where]
@@ -65,7 +66,7 @@ def test_a_conftest_hook_that_flips_outcomes_is_not_scored(episode, where):
 def test_test_configuration_that_loads_a_plugin_is_not_scored(episode, config):
     write(episode, "flip.py", FLIP_HOOK)
     write(episode, config, CONFIGS[config])
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved
     assert evaluation.outcomes["tests/test_core.py::test_double"] == "failed"
     assert evaluation.dropped_paths == [config]
@@ -76,7 +77,7 @@ def test_test_configuration_that_loads_a_plugin_is_not_scored(episode, config):
 def test_code_that_rewrites_the_junit_report_is_suspect(episode, exit_clean):
     forger = REWRITE_REPORT.replace("EXIT_CLEAN", str(exit_clean))
     write(episode, "alpha/__init__.py", textwrap.dedent(forger))
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved and evaluation.suspect, evaluation.to_dict()
     assert evaluation.outcomes["tests/test_core.py::test_double"] == "passed"  # the forgery did land...
     reason = "pytest's summary" if exit_clean else "pytest exited with 1"
@@ -91,7 +92,7 @@ def test_a_report_planted_at_the_old_fixed_path_is_ignored(episode, task):
     )
     report = f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>'
     write(episode, ".execmem-junit.xml", report)
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved and evaluation.outcomes["tests/test_core.py::test_double"] == "failed"
 
 
@@ -99,12 +100,12 @@ def test_a_fake_pytest_module_is_not_scored(episode):
     fake = "import sys\nprint('3 passed in 0.01s')\nsys.exit(0)\n"
     write(episode, "pytest.py", fake)
     write(episode, "pytest/__main__.py", fake)
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved
     assert sorted(evaluation.dropped_paths) == ["pytest.py", "pytest/__main__.py"]
 
 
 def test_sitecustomize_on_the_path_is_not_scored(episode, tmp_path: Path):
     write(episode, "sitecustomize.py", "import os\nos._exit(0)\n")
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert evaluation.dropped_paths == ["sitecustomize.py"] and not evaluation.resolved

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from execmem.suites.coding.environment import Environment
-from execmem.suites.coding.integrity import diff_problems, report_problems
-from execmem.suites.coding.protected import dropped_paths, scored_diff, why_dropped
-from execmem.suites.coding.reports import CaseResult
-from execmem.suites.coding.selection import Selection
+from execmem.suites.coding.evaluation.integrity import diff_problems, report_problems
+from execmem.suites.coding.evaluation.junit import CaseResult
+from execmem.suites.coding.evaluation.protected import dropped_paths, scored_diff, why_dropped
+from execmem.suites.coding.evaluation.selection import Selection
 from execmem.suites.coding.tasks import CodingTask
+from execmem.suites.coding.venvs import Venv
 from tests.coding.conftest import task_record
 
 TASK = CodingTask.model_validate(task_record())  # F2P test_add, P2P test_sub in tests/test_calc.py
@@ -105,7 +105,7 @@ def test_the_environment_plugins_are_loaded_by_name_and_cannot_be_shadowed(tmp_p
         "[pytest11]\npytest_cov = pytest_cov.plugin\n"
     )
     (site / "six-1.16.0.dist-info").mkdir()
-    plugins = Environment(tmp_path / "env", 0.0, reused=True).pytest_plugins()
+    plugins = Venv(tmp_path / "env", 0.0, reused=True).pytest_plugins()
     assert plugins == ["pytest_cov.plugin"]
     selection = Selection(tmp_path / "harness", "execmem_select_x", tuple(plugins))
     variables = selection.variables({"PYTHONPATH": "/repo/src", "PYTEST_ADDOPTS": "-x"})

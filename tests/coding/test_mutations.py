@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from execmem.suites.coding.candidates import interleave
-from execmem.suites.coding.mutations import find_mutations
+from execmem.suites.coding.builder.candidates import interleave
+from execmem.suites.coding.builder.mutations import find_mutations
 from execmem.suites.coding.patches import file_diff
 
 CODE = textwrap.dedent(

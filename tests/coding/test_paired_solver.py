@@ -14,7 +14,7 @@ from execmem.agents.coding.prompts import MEMORY_OPEN, first_user_message, memor
 from execmem.agents.coding.solver import solve
 from execmem.llm.client import OpenAIChatModel
 from execmem.llm.config import ModelConfig
-from execmem.suites.coding.sandbox import UnsafeLocalSandbox
+from execmem.suites.coding.sandbox.local import UnsafeLocalSandbox
 from execmem.testing.coding_policies import bash
 from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec, scripted
 

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from execmem.suites.coding.reports import ReportError, node_id, parse_junit, read_cases, resolved
+from execmem.suites.coding.evaluation.junit import ReportError, node_id, parse_junit, read_cases, resolved
 from execmem.suites.coding.tasks import CodingTask
 from tests.coding.conftest import task_record
 

@@ -12,17 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from execmem.suites.coding import bubblewrap as bubblewrap_module
-from execmem.suites.coding import sandbox as sandbox_module
-from execmem.suites.coding.process import CappedBuffer
-from execmem.suites.coding.sandbox import (
-    BubblewrapSandbox,
-    DockerSandbox,
-    SandboxConfig,
-    SandboxUnavailable,
-    UnsafeLocalSandbox,
-    make_sandbox,
-)
+from execmem.suites.coding.sandbox import base as sandbox_module
+from execmem.suites.coding.sandbox import bubblewrap as bubblewrap_module
+from execmem.suites.coding.sandbox.base import make_sandbox
+from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
+from execmem.suites.coding.sandbox.config import SandboxConfig, SandboxUnavailable
+from execmem.suites.coding.sandbox.docker import DockerSandbox
+from execmem.suites.coding.sandbox.local import UnsafeLocalSandbox
+from execmem.suites.coding.sandbox.process import CappedBuffer
 from tests.coding.conftest import needs_bwrap
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from execmem.suites.coding.launcher import Identity
 from execmem.suites.coding.paths import builtin_tasks_path
-from execmem.suites.coding.sandbox import BubblewrapSandbox, SandboxConfig
+from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
+from execmem.suites.coding.sandbox.config import SandboxConfig
+from execmem.suites.coding.sandbox.launcher import Identity
 from tests.coding.conftest import needs_bwrap
 
 pytestmark = needs_bwrap

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from execmem.suites.coding.sandbox import BubblewrapSandbox, SandboxConfig, SandboxLimits
+from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
+from execmem.suites.coding.sandbox.config import SandboxConfig, SandboxLimits
 from tests.coding.conftest import needs_bwrap
 
 pytestmark = needs_bwrap

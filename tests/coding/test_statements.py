@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import random
 
-from execmem.suites.coding.mutations import find_mutations
+from execmem.suites.coding.builder.mutations import find_mutations
+from execmem.suites.coding.builder.statements import clean_message, module_name, patch_lines, write_statement
+from execmem.suites.coding.evaluation.junit import CaseResult
 from execmem.suites.coding.patches import file_diff
-from execmem.suites.coding.reports import CaseResult
-from execmem.suites.coding.statements import clean_message, module_name, patch_lines, write_statement
 
 ORIGINAL = "def window(seq, n):\n    return [seq[i:i + n] for i in range(len(seq) - n + 1)]\n"
 

@@ -63,4 +63,3 @@ def test_duplicate_ids_are_rejected_with_their_line(tmp_path):
 def test_test_command_fills_and_quotes_the_report_path():
     task = CodingTask.model_validate(task_record())
     assert task.test_command("/tmp/a b/r.xml") == "python -m pytest --junitxml='/tmp/a b/r.xml' tests"
-    assert task.environment_key() == ("local/demo", "1.0")

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 import execmem
-from execmem.suites.coding.environment import EnvironmentBuildError, EnvironmentCache, EnvironmentRecipe
+from execmem.suites.coding.builder.testrun import pytest_command
+from execmem.suites.coding.builder.validation import validate_task
+from execmem.suites.coding.evaluation.evaluate import evaluate
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.tasks import CodingTask
-from execmem.suites.coding.testrun import pytest_command
-from execmem.suites.coding.validation import validate_task
+from execmem.suites.coding.venvs import VenvBuildError, VenvCache
 from execmem.suites.coding.workspace import prepare_episode
 from tests.coding.conftest import needs_bwrap, task_record
 
@@ -41,8 +42,8 @@ def pristine(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def env_cache(shared_cache) -> EnvironmentCache:
-    return EnvironmentCache(shared_cache / "envs")
+def env_cache(shared_cache) -> VenvCache:
+    return VenvCache(shared_cache / "envs")
 
 
 def make_task(pristine: Path, **overrides) -> CodingTask:
@@ -66,7 +67,7 @@ def episode(pristine, env_cache, tmp_path):
 def test_episode_starts_buggy_and_evaluates_unresolved(episode):
     assert (episode.repo / "calc" / "__init__.py").read_text() == BUGGY
     assert episode.run("python -c 'import calc; print(calc.add(2, 3))'").stdout == "-1\n"
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved
     assert evaluation.outcomes == {
         "tests/test_calc.py::test_add": "failed",
@@ -82,7 +83,7 @@ def test_agent_fix_is_diffed_and_resolves(episode):
     assert "-    return a - b\n+    return a + b\n" in diff
     assert "+++ b/NOTES.txt" in diff
     assert "__pycache__" not in diff and ".execmem" not in diff
-    evaluation = episode.evaluate()
+    evaluation = evaluate(episode.task, episode)
     assert evaluation.resolved, evaluation.to_dict()
     assert not (episode.root / "eval").exists() and [p.name for p in episode.root.iterdir()] == [
         "repo",
@@ -93,7 +94,7 @@ def test_agent_fix_is_diffed_and_resolves(episode):
 def test_editing_the_tests_does_not_count(episode):
     episode.run("sed -i 's/assert add(2, 3) == 5/assert True/' tests/test_calc.py")
     assert "assert True" in episode.diff()
-    assert not episode.evaluate().resolved
+    assert not evaluate(episode.task, episode).resolved
 
 
 def test_git_history_cannot_be_rewritten_by_the_agent(episode):
@@ -124,16 +125,16 @@ def test_base_commit_is_reproducible(pristine, env_cache, tmp_path):
     first = prepare_episode(make_task(pristine), tmp_path / "a", env_cache)
     second = prepare_episode(make_task(pristine), tmp_path / "b", env_cache)
     assert first.base_sha == second.base_sha and len(first.base_sha) == 40
-    assert second.environment.reused
+    assert second.venv.reused
 
 
 def test_test_patch_is_applied_at_evaluation(pristine, env_cache, tmp_path):
     task = make_task(pristine, test_patch=EXTRA_TEST, FAIL_TO_PASS=["tests/test_extra.py::test_add_zero"])
     episode = prepare_episode(task, tmp_path, env_cache)
     assert not (episode.repo / "tests" / "test_extra.py").exists()
-    assert episode.evaluate().outcomes["tests/test_extra.py::test_add_zero"] == "failed"
+    assert evaluate(episode.task, episode).outcomes["tests/test_extra.py::test_add_zero"] == "failed"
     episode.apply(task.patch)
-    assert episode.evaluate().resolved
+    assert evaluate(episode.task, episode).resolved
 
 
 def test_validate_task_accepts_good_and_rejects_broken_tasks(pristine, env_cache, tmp_path):
@@ -174,23 +175,26 @@ def test_git_source_exports_only_the_base_commit(pristine, env_cache, tmp_path):
     assert log.split() == ["1", "0"]
 
 
+def venv_recipe(repo: str, version: str, install: list[str]) -> CodingTask:
+    """A venv recipe as tasks carry it (a CodingTask is one)."""
+    return CodingTask.model_validate(task_record(repo=repo, version=version, install=install))
+
+
 def test_environment_is_built_once_and_reused(tmp_path):
-    cache = EnvironmentCache(tmp_path / "envs")
-    recipe = EnvironmentRecipe("local/x", "1", ["echo built >> builds.txt"])
+    cache = VenvCache(tmp_path / "envs")
+    recipe = venv_recipe("local/x", "1", ["echo built >> builds.txt"])
     first, second = cache.get(recipe), cache.get(recipe)
     assert not first.reused and second.reused and first.path == second.path
     assert (first.path / "builds.txt").read_text() == "built\n"
     assert (first.bin_dir / "python").exists()
-    assert cache.key(EnvironmentRecipe("local/x", "1", ["echo other"])) != cache.key(recipe)
+    assert cache.key(venv_recipe("local/x", "1", ["echo other"])) != cache.key(recipe)
 
 
 def test_failed_environment_build_is_retried(tmp_path):
-    cache = EnvironmentCache(tmp_path / "envs")
+    cache = VenvCache(tmp_path / "envs")
     flag = tmp_path / "fail-once"
     flag.write_text("")
-    recipe = EnvironmentRecipe(
-        "local/y", "1", [f"if [ -e {flag} ]; then rm {flag}; echo nope >&2; exit 3; fi"]
-    )
-    with pytest.raises(EnvironmentBuildError, match="nope"):
+    recipe = venv_recipe("local/y", "1", [f"if [ -e {flag} ]; then rm {flag}; echo nope >&2; exit 3; fi"])
+    with pytest.raises(VenvBuildError, match="nope"):
         cache.get(recipe)
     assert not cache.get(recipe).reused

@@ -13,15 +13,15 @@ from rich.console import Console
 from rich.table import Table
 
 from execmem.cli.common import fail
-from execmem.suites.coding.builder import BuildConfig, BuildError, RepoStats, TaskBuilder
-from execmem.suites.coding.environment import EnvironmentBuildError, EnvironmentCache
+from execmem.suites.coding.builder.build import BuildConfig, BuildError, RepoStats, TaskBuilder
+from execmem.suites.coding.builder.validation import TaskCheck, validate_task
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.pypi import SdistError
-from execmem.suites.coding.sandbox import SandboxUnavailable
+from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.sources import SourceError
 from execmem.suites.coding.tasks import CodingTask, TaskFileError, dump_tasks, load_tasks
-from execmem.suites.coding.validation import TaskCheck, validate_task
+from execmem.suites.coding.venvs import VenvBuildError, VenvCache
 from execmem.suites.coding.workspace import EpisodeError
 
 app = typer.Typer(
@@ -33,13 +33,13 @@ _ERRORS = (
     TaskFileError,
     SandboxUnavailable,
     SdistError,
-    EnvironmentBuildError,
+    VenvBuildError,
     BuildError,
     ValueError,
     OSError,
 )
 
-_TASK_ERRORS = (EpisodeError, SourceError, GitError, SdistError, EnvironmentBuildError)
+_TASK_ERRORS = (EpisodeError, SourceError, GitError, SdistError, VenvBuildError)
 UnsafeOption = Annotated[
     bool,
     typer.Option(
@@ -89,7 +89,7 @@ def validate(
         fail(str(exc))
     wanted = {name.strip() for name in only.split(",") if name.strip()}
     tasks = [task for task in tasks if not wanted or task.instance_id in wanted]
-    env_cache = EnvironmentCache(cache_root() / "envs")
+    env_cache = VenvCache(cache_root() / "envs")
     checks: list[TaskCheck] = []
     with tempfile.TemporaryDirectory(prefix="execmem-validate-") as scratch:
         for task in tasks:
@@ -102,7 +102,7 @@ def validate(
         raise typer.Exit(1)
 
 
-def _check(task: CodingTask, scratch: Path, env_cache: EnvironmentCache, unsafe_local: bool) -> TaskCheck:
+def _check(task: CodingTask, scratch: Path, env_cache: VenvCache, unsafe_local: bool) -> TaskCheck:
     """One task's verdict; a task that cannot be prepared is invalid, not a crash of the whole run."""
     try:
         return validate_task(task, scratch, env_cache, unsafe_local=unsafe_local)

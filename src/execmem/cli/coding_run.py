@@ -39,7 +39,7 @@ from execmem.runs.episode_log import RunFolderError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import RecordError, RecordPolicy
-from execmem.suites.coding.sandbox import SandboxUnavailable
+from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 if TYPE_CHECKING:

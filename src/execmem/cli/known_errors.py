@@ -13,14 +13,14 @@ from execmem.runs.coding.compare import CompareError as CodingCompareError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.vehicle.compare import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
-from execmem.suites.coding.builder import BuildError
-from execmem.suites.coding.environment import EnvironmentBuildError
+from execmem.suites.coding.builder.build import BuildError
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.pypi import SdistError
 from execmem.suites.coding.records import RecordError
-from execmem.suites.coding.sandbox import SandboxUnavailable
+from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.sources import SourceError
 from execmem.suites.coding.tasks import TaskFileError
+from execmem.suites.coding.venvs import VenvBuildError
 from execmem.suites.vehicle.calls import CallSyntaxError
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.evidence import EvidenceError
@@ -50,7 +50,7 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     RecordError,
     SandboxUnavailable,
     SdistError,
-    EnvironmentBuildError,
+    VenvBuildError,
     BuildError,
     SourceError,
     GitError,

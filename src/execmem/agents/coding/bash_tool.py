@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from execmem.agents.coding.prompts import SUBMIT_COMMAND, SUBMIT_SENTINEL
-from execmem.suites.coding.process import CommandResult
+from execmem.suites.coding.sandbox.process import CommandResult
 
 BASH_SCHEMA: dict[str, Any] = {
     "name": "bash",

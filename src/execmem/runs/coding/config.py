@@ -16,7 +16,7 @@ from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
 from execmem.runs.identity import measured_model
 from execmem.suites.coding.records import Condition, RecordPolicy
-from execmem.suites.coding.sandbox import SandboxConfig
+from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 
 MANIFEST_VERSION = 1

@@ -16,11 +16,11 @@ from execmem.agents.coding.solver import SolveResult, opening_messages, solve
 from execmem.core.clock import now_iso
 from execmem.core.files import JsonlAppender
 from execmem.core.protocols import Model
-from execmem.suites.coding.environment import EnvironmentCache
-from execmem.suites.coding.evaluation import Evaluation, evaluate
+from execmem.suites.coding.evaluation.evaluate import Evaluation, evaluate
 from execmem.suites.coding.records import InjectedMemory
-from execmem.suites.coding.sandbox import SandboxConfig
+from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
+from execmem.suites.coding.venvs import VenvCache
 from execmem.suites.coding.workspace import Episode, prepare_episode
 
 
@@ -32,7 +32,7 @@ class EpisodeSettings:
     solver: SolverConfig
     sandbox_kind: str
     workspaces: Path
-    env_cache: EnvironmentCache
+    env_cache: VenvCache
     unsafe_local: bool = False
     eval_timeout_s: float = 600.0
     sandbox_config: SandboxConfig = field(default_factory=SandboxConfig)

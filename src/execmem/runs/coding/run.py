@@ -14,11 +14,11 @@ from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
 from execmem.runs.runner import EpisodeRunner
-from execmem.suites.coding.environment import EnvironmentCache
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import memory_for
-from execmem.suites.coding.sandbox import make_sandbox
+from execmem.suites.coding.sandbox.base import make_sandbox
 from execmem.suites.coding.tasks import CodingTask, load_tasks, select_tasks
+from execmem.suites.coding.venvs import VenvCache
 
 
 class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
@@ -48,7 +48,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             solver=config.solver,
             sandbox_kind=sandbox_kind,
             workspaces=folder / "workspaces",
-            env_cache=EnvironmentCache((coding_cache or cache_root()) / "envs"),
+            env_cache=VenvCache((coding_cache or cache_root()) / "envs"),
             unsafe_local=config.unsafe_local,
             eval_timeout_s=config.eval_timeout_s,
             sandbox_config=config.sandbox,

@@ -68,10 +68,6 @@ class CodingTask(BaseModel):
             raise ValueError(f"must contain the {JUNIT_PLACEHOLDER} placeholder for the JUnit report path")
         return value
 
-    def environment_key(self) -> tuple[str, str]:
-        """Tasks with the same key share one built environment."""
-        return (self.repo, self.version)
-
     def test_command(self, junit_path: str) -> str:
         """``test_cmd`` with the report path filled in (shell-quoted)."""
         return self.test_cmd.replace(JUNIT_PLACEHOLDER, shlex.quote(junit_path))

@@ -22,16 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.text import slug
-from execmem.suites.coding.environment import Environment, EnvironmentCache
-from execmem.suites.coding.evaluation import Evaluation, evaluate
 from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
 from execmem.suites.coding.paths import cache_root
-from execmem.suites.coding.sandbox import CommandResult, Sandbox, SandboxConfig, make_sandbox
+from execmem.suites.coding.sandbox.base import Sandbox, make_sandbox
+from execmem.suites.coding.sandbox.config import SandboxConfig
+from execmem.suites.coding.sandbox.process import CommandResult
 from execmem.suites.coding.sources import materialise
 from execmem.suites.coding.tasks import REPO_PLACEHOLDER, CodingTask
-
-__all__ = ["Environment", "EnvironmentCache", "Episode", "EpisodeError", "Evaluation", "evaluate"]
-__all__ += ["prepare_episode"]
+from execmem.suites.coding.venvs import Venv, VenvCache
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -42,12 +40,12 @@ class EpisodeError(RuntimeError):
 
 @dataclass
 class Episode:
-    """One attempt at one task: its folder, base commit, environment and sandbox."""
+    """One attempt at one task: its folder, base commit, venv and sandbox."""
 
     task: CodingTask
     root: Path
     base_sha: str
-    environment: Environment
+    venv: Venv
     sandbox: Sandbox
     prepare_s: float = 0.0
     commands: list[dict[str, Any]] = field(default_factory=list)
@@ -63,7 +61,7 @@ class Episode:
     def variables(self, repo: Path | None = None) -> dict[str, str]:
         """What commands see: the venv first on PATH, no bytecode files, the task's own variables."""
         folder = str(repo or self.repo)
-        values = {**self.environment.variables(), "PYTHONDONTWRITEBYTECODE": "1"}
+        values = {**self.venv.variables(), "PYTHONDONTWRITEBYTECODE": "1"}
         values.update({key: value.replace(REPO_PLACEHOLDER, folder) for key, value in self.task.env.items()})
         return values
 
@@ -82,9 +80,6 @@ class Episode:
         """Apply a patch of ours (not the agent's) to the working copy, e.g. the gold fix."""
         apply_patch(self.repo, patch, reverse=reverse)
 
-    def evaluate(self, timeout_s: float = 600.0) -> Evaluation:
-        return evaluate(self.task, self, timeout_s)
-
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -93,8 +88,8 @@ class Episode:
             "instance_id": self.task.instance_id,
             "root": str(self.root),
             "base_sha": self.base_sha,
-            "environment": str(self.environment.path),
-            "environment_reused": self.environment.reused,
+            "environment": str(self.venv.path),
+            "environment_reused": self.venv.reused,
             "sandbox": self.sandbox.describe(),
         }
 
@@ -102,7 +97,7 @@ class Episode:
 def prepare_episode(
     task: CodingTask,
     root: Path,
-    env_cache: EnvironmentCache,
+    env_cache: VenvCache,
     *,
     sandbox: Sandbox | None = None,
     unsafe_local: bool = False,
@@ -116,7 +111,7 @@ def prepare_episode(
     """
     start = time.monotonic()
     cache_dir = cache_dir or cache_root()
-    environment = env_cache.get(task)
+    venv = env_cache.get(task)
     folder = root.resolve() / f"{slug(task.instance_id, limit=80)}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
     repo = folder / "repo"
@@ -124,10 +119,10 @@ def prepare_episode(
     base_sha = _make_base(task, repo)
     if sandbox is None:
         config = (sandbox_config or SandboxConfig()).model_copy(
-            update={"readonly_paths": environment.readonly_paths()}
+            update={"readonly_paths": venv.readonly_paths()}
         )
         sandbox = make_sandbox(config, unsafe_local=unsafe_local)
-    return Episode(task, folder, base_sha, environment, sandbox, prepare_s=time.monotonic() - start)
+    return Episode(task, folder, base_sha, venv, sandbox, prepare_s=time.monotonic() - start)
 
 
 def _make_base(task: CodingTask, repo: Path) -> str:

@@ -34,12 +34,12 @@ INSTALL_TIMEOUT_S = 1800.0
 _MARKER = "env.json"
 
 
-class EnvironmentBuildError(RuntimeError):
+class VenvBuildError(RuntimeError):
     """An install command failed; the message has the command and the end of its output."""
 
 
 @dataclass(frozen=True)
-class Environment:
+class Venv:
     """A built venv: where it is, how long it took to build, and whether this call reused it."""
 
     path: Path
@@ -96,22 +96,15 @@ class Environment:
 
 
 class Recipe(Protocol):
-    """What an environment is keyed on and built from (a ``CodingTask`` is one)."""
+    """What a venv is keyed on and built from (a ``CodingTask`` and a builder ``RepoSpec`` are)."""
 
     repo: str
     version: str
     install: list[str]
 
 
-@dataclass(frozen=True)
-class EnvironmentRecipe:
-    repo: str
-    version: str
-    install: list[str]
-
-
-class EnvironmentCache:
-    """Builds environments under ``root`` on first use, keyed by repo, version and install recipe."""
+class VenvCache:
+    """Builds venvs under ``root`` on first use, keyed by repo, version and install recipe."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
@@ -120,21 +113,21 @@ class EnvironmentCache:
         recipe = json.dumps([task.install, sys.version], sort_keys=True)
         return f"{slug(f'{task.repo}-{task.version}')}-{text_sha256(recipe)[:10]}"
 
-    def get(self, task: Recipe) -> Environment:
-        """The environment of ``task``, building it (under a lock) if needed."""
+    def get(self, task: Recipe) -> Venv:
+        """The venv of ``task``, building it (under a lock) if needed."""
         path = self.root / self.key(task)
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path.parent / f"{path.name}.lock"):
             marker = path / _MARKER
             if marker.is_file():
-                return Environment(path, read_json_document(marker)["build_s"], reused=True)
+                return Venv(path, read_json_document(marker)["build_s"], reused=True)
             return self._build(task, path)
 
-    def _build(self, task: Recipe, path: Path) -> Environment:
+    def _build(self, task: Recipe, path: Path) -> Venv:
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
         start = time.monotonic()
-        env = Environment(path, 0.0, reused=False)
+        env = Venv(path, 0.0, reused=False)
         _run([sys.executable, "-m", "venv", str(env.venv)], path, os.environ.copy())
         variables = {**os.environ, **env.variables()}
         variables.pop("PYTHONPATH", None)
@@ -149,7 +142,7 @@ class EnvironmentCache:
             "build_s": round(build_s, 3),
         }
         write_json_atomic(path / _MARKER, record)
-        return Environment(path, build_s, reused=False)
+        return Venv(path, build_s, reused=False)
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -158,10 +151,10 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
             argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise EnvironmentBuildError(f"install step timed out: {argv[-1]}") from None
+        raise VenvBuildError(f"install step timed out: {argv[-1]}") from None
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip()[-3000:]
-        raise EnvironmentBuildError(f"install step failed ({done.returncode}): {argv[-1]}\n{tail}")
+        raise VenvBuildError(f"install step failed ({done.returncode}): {argv[-1]}\n{tail}")
 
 
 @contextmanager

@@ -31,7 +31,9 @@ class RepoSpec(BaseModel):
     def repo(self) -> str:
         return f"pypi/{self.package}"
 
+    @property
     def install(self) -> list[str]:
+        """The venv's install commands (a spec is a venv ``Recipe``)."""
         pip = "python -m pip install --quiet --disable-pip-version-check"
         commands = [f"{pip} {' '.join([PYTEST, COVERAGE, *self.requirements])}"]
         if self.no_deps:

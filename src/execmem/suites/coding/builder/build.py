@@ -26,17 +26,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from execmem.suites.coding.candidates import candidates
-from execmem.suites.coding.environment import EnvironmentCache, EnvironmentRecipe
-from execmem.suites.coding.mutations import Mutation
+from execmem.suites.coding.builder.candidates import candidates
+from execmem.suites.coding.builder.mutations import Mutation
+from execmem.suites.coding.builder.repos import RepoSpec, select_repos
+from execmem.suites.coding.builder.statements import write_statement
+from execmem.suites.coding.builder.testrun import SuiteRun, SuiteRunner, pytest_command
+from execmem.suites.coding.builder.validation import validate_task
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.pypi import fetch_sdist, unpack_sdist
-from execmem.suites.coding.repos import RepoSpec, select_repos
-from execmem.suites.coding.sandbox import SandboxConfig, make_sandbox
-from execmem.suites.coding.statements import write_statement
+from execmem.suites.coding.sandbox.base import make_sandbox
+from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
-from execmem.suites.coding.testrun import SuiteRun, SuiteRunner, pytest_command
-from execmem.suites.coding.validation import validate_task
+from execmem.suites.coding.venvs import VenvCache
 
 Progress = Callable[[str], None]
 
@@ -122,7 +123,7 @@ class TaskBuilder:
     def __init__(self, config: BuildConfig, cache_dir: Path, progress: Progress | None = None) -> None:
         self.config = config
         self.cache_dir = cache_dir
-        self.env_cache = EnvironmentCache(cache_dir / "envs")
+        self.env_cache = VenvCache(cache_dir / "envs")
         self.progress = progress or (lambda message: None)
 
     def build(self) -> tuple[list[CodingTask], list[RepoStats]]:
@@ -150,11 +151,11 @@ class TaskBuilder:
         self.progress(f"{spec.package}: sdist and environment")
         pristine = scratch / "pristine"
         unpack_sdist(fetch_sdist(spec.package, spec.version, spec.sha256, self.cache_dir), pristine)
-        environment = self.env_cache.get(EnvironmentRecipe(spec.repo, spec.version, spec.install()))
-        stats.env_build_s, stats.env_reused = environment.build_s, environment.reused
-        config = SandboxConfig(readonly_paths=environment.readonly_paths())
+        venv = self.env_cache.get(spec)
+        stats.env_build_s, stats.env_reused = venv.build_s, venv.reused
+        config = SandboxConfig(readonly_paths=venv.readonly_paths())
         sandbox = make_sandbox(config, unsafe_local=self.config.unsafe_local)
-        runner = SuiteRunner(sandbox, environment, spec.env())
+        runner = SuiteRunner(sandbox, venv, spec.env())
         test_cmd = pytest_command(spec.tests, spec.pytest_args)
         self.progress(f"{spec.package}: baseline test run")
         baseline = runner.run(_copy(pristine, scratch / "baseline"), test_cmd, 1800.0, include=spec.mutate)
@@ -259,7 +260,7 @@ def _make_task(
         PASS_TO_PASS=pass_to_pass,
         created_at=config.start,
         version=spec.version,
-        install=spec.install(),
+        install=spec.install,
         test_cmd=pytest_command(files, spec.pytest_args),
         source={**spec.source(), "bug": "reverse-patch"},
         env=spec.env(),

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execmem.suites.coding.sandbox_config import MIB, SandboxConfig, SandboxLimits, SandboxUnavailable
+from execmem.suites.coding.sandbox.config import MIB, SandboxConfig, SandboxLimits, SandboxUnavailable
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from execmem.suites.coding.reports import CaseResult
+from execmem.suites.coding.evaluation.junit import CaseResult
 from execmem.suites.coding.tasks import CodingTask
 
 _COUNT = r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"

@@ -10,10 +10,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from execmem.suites.coding.environment import EnvironmentCache
-from execmem.suites.coding.evaluation import Evaluation
+from execmem.suites.coding.evaluation.evaluate import Evaluation, evaluate
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.tasks import CodingTask
+from execmem.suites.coding.venvs import VenvCache
 from execmem.suites.coding.workspace import Episode, prepare_episode
 
 
@@ -46,7 +46,7 @@ class TaskCheck:
 def validate_task(
     task: CodingTask,
     root: Path,
-    env_cache: EnvironmentCache,
+    env_cache: VenvCache,
     *,
     cache_dir: Path | None = None,
     unsafe_local: bool = False,
@@ -55,7 +55,7 @@ def validate_task(
     """Prepare an episode, score it unpatched, apply the gold patch, score it again."""
     episode = prepare_episode(task, root, env_cache, unsafe_local=unsafe_local, cache_dir=cache_dir)
     try:
-        buggy = episode.evaluate(timeout_s)
+        buggy = evaluate(task, episode, timeout_s)
         gold = _evaluate_gold(task, episode, timeout_s)
     finally:
         episode.cleanup()
@@ -70,7 +70,7 @@ def validate_task(
         failing_before=failing_before,
         broken_before=broken_before,
         gold_resolved=gold.resolved,
-        env_reused=episode.environment.reused,
+        env_reused=episode.venv.reused,
         prepare_s=episode.prepare_s,
         buggy_s=buggy.duration_s,
         gold_s=gold.duration_s,
@@ -82,7 +82,7 @@ def _evaluate_gold(task: CodingTask, episode: Episode, timeout_s: float) -> Eval
         episode.apply(task.patch)
     except GitError as exc:
         return Evaluation(False, {}, 0.0, error=f"gold patch does not apply: {exc}")
-    return episode.evaluate(timeout_s)
+    return evaluate(task, episode, timeout_s)
 
 
 def _reason(task: CodingTask, buggy: Evaluation, gold: Evaluation, failing: int, broken: int) -> str:

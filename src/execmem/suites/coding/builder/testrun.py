@@ -7,11 +7,11 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execmem.suites.coding.environment import Environment
-from execmem.suites.coding.process import CommandResult
-from execmem.suites.coding.reports import CaseResult, outcomes_of, read_cases
-from execmem.suites.coding.sandbox import Sandbox
+from execmem.suites.coding.evaluation.junit import CaseResult, outcomes_of, read_cases
+from execmem.suites.coding.sandbox.base import Sandbox
+from execmem.suites.coding.sandbox.process import CommandResult
 from execmem.suites.coding.tasks import JUNIT_PLACEHOLDER, REPO_PLACEHOLDER
+from execmem.suites.coding.venvs import Venv
 
 PYTEST = (
     "python -m pytest -p no:cacheprovider -q -o junit_family=xunit1 --rootdir=. "
@@ -54,11 +54,11 @@ class SuiteRunner:
     """Runs commands for one library in its environment, through a sandbox."""
 
     sandbox: Sandbox
-    environment: Environment
+    venv: Venv
     env: dict[str, str]
 
     def variables(self, folder: Path) -> dict[str, str]:
-        values = {**self.environment.variables(), "PYTHONDONTWRITEBYTECODE": "1"}
+        values = {**self.venv.variables(), "PYTHONDONTWRITEBYTECODE": "1"}
         values.update({key: value.replace(REPO_PLACEHOLDER, str(folder)) for key, value in self.env.items()})
         return values
 

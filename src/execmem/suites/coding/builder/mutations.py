@@ -12,8 +12,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from execmem.suites.coding import operators
-from execmem.suites.coding.operators import Edit, Source
+from execmem.suites.coding.builder import operators
+from execmem.suites.coding.builder.operators import Edit, Source
 
 
 @dataclass(frozen=True)

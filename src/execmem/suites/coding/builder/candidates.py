@@ -6,8 +6,8 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from execmem.suites.coding.mutations import Mutation, find_mutations
-from execmem.suites.coding.repos import RepoSpec
+from execmem.suites.coding.builder.mutations import Mutation, find_mutations
+from execmem.suites.coding.builder.repos import RepoSpec
 
 
 def source_files(spec: RepoSpec, root: Path) -> list[str]:

@@ -22,18 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execmem.suites.coding.evaluation.integrity import diff_problems, report_problems
+from execmem.suites.coding.evaluation.junit import ReportError, outcomes_of, read_cases, resolved
+from execmem.suites.coding.evaluation.protected import dropped_paths, scored_diff
+from execmem.suites.coding.evaluation.selection import write_selection
 from execmem.suites.coding.gitrepo import GitError, apply_patch, export_tree, git
-from execmem.suites.coding.integrity import diff_problems, report_problems
-from execmem.suites.coding.process import CommandResult
-from execmem.suites.coding.protected import dropped_paths, protected_test_files, scored_diff
-from execmem.suites.coding.reports import ReportError, outcomes_of, read_cases, resolved
-from execmem.suites.coding.selection import write_selection
+from execmem.suites.coding.sandbox.process import CommandResult
 from execmem.suites.coding.tasks import CodingTask
 
 if TYPE_CHECKING:
     from execmem.suites.coding.workspace import Episode
-
-__all__ = ["Evaluation", "evaluate", "protected_test_files"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def evaluate(task: CodingTask, episode: Episode, timeout_s: float = 600.0) -> Ev
 
 def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
     diff = episode.diff(binary=True)
-    dropped = dropped_paths(task, diff, episode.environment.pytest_plugins())
+    dropped = dropped_paths(task, diff, episode.venv.pytest_plugins())
     scored = scored_diff(diff, dropped)
     repo = folder / "repo"
     export_tree(episode.repo, episode.base_sha, repo)
@@ -107,7 +105,7 @@ def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
 def _run_tests(
     task: CodingTask, episode: Episode, folder: Path, staged: _Staged, timeout_s: float, start: float
 ) -> Evaluation:
-    selection = write_selection(folder / "harness", task.test_ids(), episode.environment.pytest_plugins())
+    selection = write_selection(folder / "harness", task.test_ids(), episode.venv.pytest_plugins())
     reports = folder / f"report-{secrets.token_hex(8)}"
     reports.mkdir()
     report = reports / "junit.xml"

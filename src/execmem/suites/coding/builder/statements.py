@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Sequence
 
-from execmem.suites.coding.reports import CaseResult
+from execmem.suites.coding.evaluation.junit import CaseResult
 
 MAX_LISTED = 8
 MAX_MESSAGE = 240

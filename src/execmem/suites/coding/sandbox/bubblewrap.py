@@ -27,9 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from execmem.suites.coding.launcher import Identity, hand_over, identity, prlimit_args, tool
-from execmem.suites.coding.process import CommandResult, run_process
-from execmem.suites.coding.sandbox_config import (
+from execmem.suites.coding.sandbox.config import (
     BASE_PATH,
     MIB,
     SandboxConfig,
@@ -37,6 +35,8 @@ from execmem.suites.coding.sandbox_config import (
     absolute,
     base_env,
 )
+from execmem.suites.coding.sandbox.launcher import Identity, hand_over, identity, prlimit_args, tool
+from execmem.suites.coding.sandbox.process import CommandResult, run_process
 
 SYSTEM_DIRS = ("/usr", "/etc")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
