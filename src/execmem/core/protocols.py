@@ -1,4 +1,4 @@
-"""The protocols every component matches, in one place.
+"""The protocols every component matches, in one place: Model, MemorySystem, Environment.
 
 Implementations do not inherit from these; they only need the same methods.
 Every component can ``describe()`` itself as a JSON-able dict, so a run
@@ -107,7 +107,7 @@ class Model(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
-# ---------------------------------------------------------------- tasks
+# ---------------------------------------------------------------- environments
 
 
 @runtime_checkable
@@ -117,25 +117,3 @@ class Environment(Protocol):
     def tool_schemas(self) -> list[dict[str, Any]]: ...
 
     def run_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Solves one episode with a model and an environment; returns the trajectory record."""
-
-    async def solve(self, task: Any, model: Model, environment: Environment) -> dict[str, Any]: ...
-
-    def describe(self) -> dict[str, Any]: ...
-
-
-@runtime_checkable
-class Suite(Protocol):
-    """A benchmark: its tasks, and how to score what an agent did on one."""
-
-    name: str
-
-    def tasks(self) -> Sequence[Any]: ...
-
-    def score(self, task: Any, outcome: dict[str, Any]) -> dict[str, Any]: ...
-
-    def describe(self) -> dict[str, Any]: ...
