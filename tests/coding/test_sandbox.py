@@ -17,7 +17,6 @@ from execmem.suites.coding.sandbox import bubblewrap as bubblewrap_module
 from execmem.suites.coding.sandbox.base import make_sandbox
 from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
 from execmem.suites.coding.sandbox.config import SandboxConfig, SandboxUnavailable
-from execmem.suites.coding.sandbox.docker import DockerSandbox
 from execmem.suites.coding.sandbox.local import UnsafeLocalSandbox
 from execmem.suites.coding.sandbox.process import CappedBuffer
 from tests.coding.conftest import needs_bwrap
@@ -225,7 +224,7 @@ def test_capped_buffer_keeps_head_and_tail():
     assert buffer.text() == "01234\n[... 6 bytes of output truncated ...]\nbcdef"
 
 
-# ---------------------------------------------------------------- choosing and docker
+# ---------------------------------------------------------------- choosing (docker: test_docker.py)
 
 
 def test_missing_bwrap_is_an_error_unless_unsafe_local(monkeypatch):
@@ -240,18 +239,6 @@ def test_missing_bwrap_is_an_error_unless_unsafe_local(monkeypatch):
 @needs_bwrap
 def test_bwrap_is_preferred_even_with_unsafe_local():
     assert isinstance(make_sandbox(unsafe_local=True), BubblewrapSandbox)
-
-
-def test_docker_command_construction(tmp_path):
-    box = DockerSandbox("swerebench/sweb.eval.x86_64.demo:latest")
-    argv = box.argv("pytest -x", tmp_path, {"A": "1"}, name="execmem-abc")
-    assert argv[:6] == ["docker", "run", "--rm", "--name", "execmem-abc", "--network"]
-    assert argv[6] == "none"
-    assert argv[argv.index("-v") + 1] == f"{tmp_path}:/work"
-    assert argv[argv.index("-w") + 1] == "/work"
-    assert argv[argv.index("-e") + 1] == "A=1"
-    assert argv[-4:] == ["swerebench/sweb.eval.x86_64.demo:latest", "bash", "-lc", "pytest -x"]
-    assert make_sandbox(image="img").describe() == {"kind": "docker", "image": "img", "network": "none"}
 
 
 def test_relative_workdir_is_refused():

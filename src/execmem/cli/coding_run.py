@@ -57,6 +57,11 @@ class Memory(StrEnum):
     irrelevant = "irrelevant"
 
 
+class SandboxKind(StrEnum):
+    bubblewrap = "bubblewrap"
+    docker = "docker"
+
+
 @app.command("run")
 def run(
     tasks: Annotated[str, typer.Option(help="`builtin` (the shipped set) or a task file (JSON lines).")],
@@ -91,6 +96,13 @@ def run(
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
     unsafe_local: UnsafeOption = False,
+    sandbox: Annotated[
+        SandboxKind,
+        typer.Option(help="Where commands run: bubblewrap, or docker (podman if docker is absent)."),
+    ] = SandboxKind.bubblewrap,
+    image: Annotated[
+        str | None, typer.Option(help="With --sandbox docker: the image commands run in (pull it first).")
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
@@ -143,13 +155,24 @@ def _config(**options) -> CodingRunConfig:
         command_timeout_s=o.command_timeout, context_tokens=o.context_tokens, tokenizer=o.tokenizer,
     )  # fmt: skip
     make_counter(o.tokenizer, o.model)  # TokenizerError (a ValueError) now rather than in every episode
+    check_sandbox(o.sandbox, o.image, o.unsafe_local)
     return CodingRunConfig(
         model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
         memory=o.memory.value, seeds=o.seeds, solver=solver,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
-        keep_workspaces=o.keep_workspaces,
+        keep_workspaces=o.keep_workspaces, image=o.image,
     )  # fmt: skip
+
+
+def check_sandbox(kind: SandboxKind, image: str | None, unsafe_local: bool) -> None:
+    """--image goes with --sandbox docker and only with it; --unsafe-local only with bubblewrap."""
+    if kind is SandboxKind.docker and not image:
+        raise typer.BadParameter("--sandbox docker needs the image to run in", param_hint="'--image'")
+    if kind is not SandboxKind.docker and image:
+        raise typer.BadParameter("an image is used only with --sandbox docker", param_hint="'--image'")
+    if kind is SandboxKind.docker and unsafe_local:
+        raise typer.BadParameter("applies to --sandbox bubblewrap only", param_hint="'--unsafe-local'")
 
 
 def tasks_path(tasks: str) -> Path:

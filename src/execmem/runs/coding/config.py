@@ -44,6 +44,7 @@ class CodingRunConfig(BaseModel):
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     unsafe_local: bool = False
+    image: str | None = Field(None, description="run commands in containers of this image (--sandbox docker)")
     eval_timeout_s: float = Field(600.0, gt=0)
     concurrency: int = Field(4, ge=1, description="episodes in flight")
     cache_dir: Path | None = Field(None, description="response cache folder (default: the run folder)")
@@ -74,6 +75,7 @@ def build_manifest(
             "kind": sandbox_kind,
             **config.sandbox.settings(),
             "command_timeout_s": config.solver.command_timeout_s,
+            **({"image": config.image} if config.image else {}),
         },
         "evaluation": {
             "timeout_s": config.eval_timeout_s,

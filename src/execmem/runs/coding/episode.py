@@ -37,6 +37,7 @@ class EpisodeSettings:
     eval_timeout_s: float = 600.0
     sandbox_config: SandboxConfig = field(default_factory=SandboxConfig)
     keep_workspaces: bool = False
+    image: str | None = None  # docker/podman image the commands run in (None: bubblewrap)
 
 
 async def run_episode(
@@ -68,7 +69,7 @@ async def run_episode(
 def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:
     episode = prepare_episode(
         task, settings.workspaces, settings.env_cache,
-        unsafe_local=settings.unsafe_local, sandbox_config=settings.sandbox_config,
+        unsafe_local=settings.unsafe_local, sandbox_config=settings.sandbox_config, image=settings.image,
     )  # fmt: skip
     kind = episode.sandbox.describe()["kind"]
     if kind != settings.sandbox_kind:

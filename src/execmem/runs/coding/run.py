@@ -30,7 +30,8 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         folder = folder.resolve()
         every_task = load_tasks(config.tasks_file)
         self.tasks = select_tasks(every_task, config.only, config.limit)
-        sandbox_kind = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local).describe()["kind"]
+        sandbox = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local, image=config.image)
+        sandbox_kind = sandbox.describe()["kind"]
         self.memories = {  # records come from the whole file: a subset changes targets, not history
             t.instance_id: memory_for(config.memory, t, every_task, config.records) for t in self.tasks
         }
@@ -53,6 +54,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             eval_timeout_s=config.eval_timeout_s,
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
+            image=config.image,
         )
 
     def items(self) -> list[tuple[CodingTask, int]]:

@@ -103,11 +103,13 @@ def prepare_episode(
     unsafe_local: bool = False,
     cache_dir: Path | None = None,
     sandbox_config: SandboxConfig | None = None,
+    image: str | None = None,
 ) -> Episode:
     """A fresh episode folder under ``root`` with the repository at the task's base state.
 
     Commands see only what the sandbox allows (system folders, the task environment, this
-    episode's ``repo``); ``sandbox_config`` gives the limits, the environment's paths are added.
+    episode's ``repo``); ``sandbox_config`` gives the limits, the venv's paths are added. With an
+    ``image`` the commands run in containers of it (``sandbox.docker``).
     """
     start = time.monotonic()
     cache_dir = cache_dir or cache_root()
@@ -121,7 +123,7 @@ def prepare_episode(
         config = (sandbox_config or SandboxConfig()).model_copy(
             update={"readonly_paths": venv.readonly_paths()}
         )
-        sandbox = make_sandbox(config, unsafe_local=unsafe_local)
+        sandbox = make_sandbox(config, unsafe_local=unsafe_local, image=image)
     return Episode(task, folder, base_sha, venv, sandbox, prepare_s=time.monotonic() - start)
 
 
