@@ -1,33 +1,58 @@
-"""The ``execmem`` command: a thin typer app, one module per command group."""
+"""The ``execmem`` command: a thin typer app, one module per command group, each loaded when used.
+
+A command group's modules are imported only when that group runs (or when the root help lists
+them): ``execmem vehicle run`` never pays for the coding builder or numpy, ``execmem version``
+for neither.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+from typing import Annotated, Any
 
+import click
 import typer
 
 from execmem import __version__
-from execmem.cli import (  # noqa: F401 - *_run, *_audit and *_compare add commands to their group
-    coding,
-    coding_run,
-    data,
-    vehicle,
-    vehicle_audit,
-    vehicle_compare,
-    vehicle_run,
-)
 from execmem.cli.boundary import ExecmemGroup, set_debug
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    # group -> its modules, in the order help lists the groups; the first module holds the group's
+    # ``app``, the others add commands to it
+    "vehicle": ("execmem.cli.vehicle", "execmem.cli.vehicle_run", "execmem.cli.vehicle_audit",
+                "execmem.cli.vehicle_compare"),
+    "data": ("execmem.cli.data",),
+    "coding": ("execmem.cli.coding", "execmem.cli.coding_run"),
+}  # fmt: skip
+
+
+def load_group(name: str) -> click.Command:
+    """Import a command group's modules and build its click group."""
+    modules = [importlib.import_module(module) for module in GROUPS[name]]
+    group = typer.main.get_group(modules[0].app)
+    group.name = name
+    return group
+
+
+class LazyGroups(ExecmemGroup):
+    """The root group: the command groups of ``GROUPS`` are loaded on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS]))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
+        if cmd_name in GROUPS and cmd_name not in self.commands:
+            self.add_command(load_group(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
 
 app = typer.Typer(
     name="execmem",
     help="Executable benchmarks for agent long-term memory.",
     no_args_is_help=True,
     add_completion=False,
-    cls=ExecmemGroup,
+    cls=LazyGroups,
 )
-app.add_typer(vehicle.app, name="vehicle")
-app.add_typer(data.app, name="data")
-app.add_typer(coding.app, name="coding")
 
 
 @app.callback()

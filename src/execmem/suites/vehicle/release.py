@@ -19,8 +19,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from tarfile import TarError, TarFile
 from typing import BinaryIO
 
-import httpx
-
 from execmem.core.hashing import file_sha256
 
 GITHUB_REPO = "isyuhaochen/VehicleMemBench"
@@ -194,6 +192,8 @@ def _describe(exc: BaseException) -> str:
 
 def _download_file(url: str, target: Path, timeout: float) -> None:
     """Stream ``url`` to ``target``, following redirects; network trouble becomes FetchError."""
+    import httpx  # only to download: every other command reads the release without it
+
     try:
         with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
             response.raise_for_status()
@@ -222,6 +222,8 @@ def _from_github(staging: Path, work: Path, url: str, timeout: float) -> None:
 
 def _looks_offline(exc: BaseException) -> bool:
     """Whether an error (or its cause) from huggingface_hub is a connectivity problem."""
+    import httpx
+
     network_types = (httpx.TransportError, ConnectionError, TimeoutError)
     markers = ("ConnectionError", "Timeout", "OfflineMode", "LocalEntryNotFound")
     seen: BaseException | None = exc
