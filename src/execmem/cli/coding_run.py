@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from execmem.agents.coding.config import SolverConfig
@@ -28,22 +26,19 @@ from execmem.cli.endpoint_options import (
     ToolChoice,
     ToolChoiceOption,
 )
-from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
+from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
-from execmem.llm.errors import EndpointError
 from execmem.llm.token_counter import TokenizerError, make_counter
-from execmem.runs.coding.compare import CompareError, load_coding_run, paired_report
+from execmem.runs.coding.compare import load_coding_run, paired_report
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.episode_log import RunFolderError
+from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
-
-if TYPE_CHECKING:
-    from execmem.runs.coding.run import CodingRun
 
 _console = Console(stderr=True)
 BUILTIN = "builtin"
@@ -118,21 +113,12 @@ def run(
     except TokenizerError as exc:
         fail(str(exc))
     try:
-        from execmem.runs.coding.run import (
-            CodingRun,  # the executor pulls in the openai SDK: load it only to run
-        )
+        from execmem.runs.coding.run import CodingRun  # the executor and its client: loaded only to run
 
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    expected = len(coding_run.tasks) * config.seeds
-    announce_resume(out, expected - len(coding_run.pending()), expected)
-    try:
-        metrics = _run_with_progress(coding_run, quiet)
-    except KeyboardInterrupt:
-        interrupted(coding_run.store, expected)
-    except EndpointError as exc:
-        fail(str(exc))
+    metrics = run_with_progress(coding_run, out, quiet)
     episodes = metrics["episodes"]
     say(
         f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
@@ -183,13 +169,6 @@ def tasks_path(tasks: str) -> Path:
     if not path.is_file():
         fail(f"--tasks: {tasks} is not a file (give a task file, or `{BUILTIN}` for the shipped set)")
     return path
-
-
-def _run_with_progress(coding_run: CodingRun, quiet: bool) -> dict:
-    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=_console, disable=quiet) as progress:
-        task = progress.add_task("episodes", total=len(coding_run.pending()))
-        return asyncio.run(coding_run.run(lambda _record: progress.advance(task)))
 
 
 @app.command("compare")

@@ -9,9 +9,8 @@ from execmem.core.jsonl import JsonlError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
-from execmem.runs.coding.compare import CompareError as CodingCompareError
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle.compare import CompareError
+from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
 from execmem.suites.coding.gitrepo import GitError
@@ -38,7 +37,6 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     RunFolderError,
     DamagedFileError,
     CompareError,
-    CodingCompareError,
     ConditionError,
     MemoryRegistryError,
     MissingExtraError,

@@ -1,18 +1,44 @@
-"""What a run command says when it resumes, is interrupted, or ends incomplete, and its exit code.
+"""Running a run from the command line: the progress bar, and what it says when it resumes, is
+interrupted, or ends incomplete, with its exit code.
 
 A run that could not finish every episode says how many it has and the command that resumes it,
 and exits non-zero: 1 when it ended with episodes missing (infrastructure errors), 130 when
-interrupted with Ctrl-C. Finished episodes are on disk in every case.
+interrupted with Ctrl-C; an endpoint that cannot serve the run at all is one error line (exit 2).
+Finished episodes are on disk in every case.
 """
 
 from __future__ import annotations
 
-from typing import NoReturn
+import asyncio
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from execmem.cli.boundary import EXIT_INCOMPLETE, EXIT_INTERRUPTED, command_line, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, EXIT_INTERRUPTED, command_line, fail, say
+from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import EpisodeLog
+
+if TYPE_CHECKING:  # the executors load the model client: imported by the commands only to run
+    from execmem.runs.runner import EpisodeRunner
+
+_console = Console(stderr=True)
+
+
+def run_with_progress(run: EpisodeRunner[Any], folder: object, quiet: bool) -> dict[str, Any]:
+    """Say what a resume keeps, run every pending episode under a progress bar, return the metrics."""
+    expected, pending = len(run.items()), len(run.pending())
+    announce_resume(folder, expected - pending, expected)
+    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=_console, disable=quiet) as progress:
+            task = progress.add_task("episodes", total=pending)
+            return asyncio.run(run.run(lambda _record: progress.advance(task)))
+    except KeyboardInterrupt:
+        interrupted(run.store, expected)
+    except EndpointError as exc:
+        fail(str(exc))
 
 
 def announce_resume(folder: object, kept: int, expected: int) -> None:

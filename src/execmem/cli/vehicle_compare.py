@@ -14,7 +14,8 @@ from rich.text import Text
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.common import fail
 from execmem.cli.vehicle import app
-from execmem.runs.vehicle.compare import CompareError, compare_rows, load_run
+from execmem.runs.identity import CompareError
+from execmem.runs.vehicle.compare import compare_rows, load_run
 
 _NUMBER_HEADERS = (
     "n", "ESM", "field\nF1", "value\nF1", "tool\nF1", "Memory\nScore", "Mem\nToken", "infra\nerrors",

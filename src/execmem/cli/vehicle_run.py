@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from execmem.cli.boundary import say
 from execmem.cli.common import DataOption, check_out_folder, fail, finite, print_summary
@@ -30,21 +27,15 @@ from execmem.cli.memory_options import (
     parse_memory_options,
     windowing,
 )
-from execmem.cli.run_outcome import announce_resume, check_complete, interrupted
+from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.vehicle import app
 from execmem.core.text import slug
 from execmem.llm.config import ModelConfig
-from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.vehicle.conditions import PROTOCOL_A, ConditionError, check_condition
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
-
-if TYPE_CHECKING:
-    from execmem.runs.vehicle.run import VehicleRun
-
-_console = Console(stderr=True)
 
 
 def parse_scenarios(text: str) -> list[int]:
@@ -143,14 +134,7 @@ def run(
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
-    expected = len(vehicle_run.questions)
-    announce_resume(folder, expected - len(vehicle_run.pending()), expected)
-    try:
-        metrics = _run_with_progress(vehicle_run, quiet)
-    except KeyboardInterrupt:
-        interrupted(vehicle_run.store, expected)
-    except EndpointError as exc:
-        fail(str(exc))
+    metrics = run_with_progress(vehicle_run, folder, quiet)
     episodes = metrics["episodes"]
     title = f"{folder}: {episodes['finished']}/{episodes['expected']} episodes"
     if metrics["overall"]["n"]:
@@ -170,11 +154,3 @@ def _memory_options(memory: str, window: Window | None, lines: int, pairs: list[
         return {}
     chosen = {"windowing": windowing(window, lines)} if window else {}
     return {**chosen, **parse_memory_options(pairs)}
-
-
-def _run_with_progress(vehicle_run: VehicleRun, quiet: bool) -> dict:
-    pending = len(vehicle_run.pending())
-    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=_console, disable=quiet) as progress:
-        task = progress.add_task("episodes", total=pending)
-        return asyncio.run(vehicle_run.run(lambda _record: progress.advance(task)))

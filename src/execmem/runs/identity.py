@@ -1,12 +1,18 @@
 """What makes two runs the same run: the model settings that do not count, and readable differences.
 
 A resumed run must measure what it started measuring: its identity (the vehicle run's config, the
-coding run's manifest) is compared field by field before anything is written.
+coding run's manifest) is compared field by field before anything is written. Runs that are
+compared with each other must measure the same thing too (:class:`CompareError` when not).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+
+class CompareError(ValueError):
+    """Runs that cannot be compared or paired (or a folder that is no run); the message says why."""
+
 
 OPERATIONAL = frozenset(
     {

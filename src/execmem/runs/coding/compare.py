@@ -19,6 +19,7 @@ from execmem.runs.coding.config import FIXED_FIELDS
 from execmem.runs.coding.metrics import counts_as_resolved, is_suspect
 from execmem.runs.coding.store import EPISODE_SCHEMA, episode_id
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem
+from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES, gained_lost, paired_bootstrap, target_rates
 
 ROLES = ("off", "record", "irrelevant")
@@ -26,10 +27,6 @@ MIN_TARGETS = 20
 """Below this many paired targets the bootstrap interval is too rough to lean on (the report warns)."""
 _COST = ("input_tokens", "output_tokens", "steps")
 _MANIFEST_SCHEMA = {"memory.condition": str, "seeds": list, "tasks.order": list}
-
-
-class CompareError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,11 @@ from typing import Any
 
 from execmem.core.files import DamagedFileError, read_json_document
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem, unresolved_infra_errors
+from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.store import CONFIG_FILE, EPISODE_SCHEMA
 from execmem.suites.vehicle.aggregate import summarize
 
 _CONFIG_SCHEMA = {"identity.model.model": str, "identity.memory": str, "identity.scenarios": list}
-
-
-class CompareError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
