@@ -101,7 +101,7 @@ async def run_tool_loop(
             result.end_reason, result.context_error = "context_length", exc.message
             return result
         result.add_reply(reply)
-        messages.append(_assistant_message(reply.content, reply.tool_calls))
+        messages.append(assistant_message(reply))
         if not reply.tool_calls:
             return result
         for call in reply.tool_calls:
@@ -161,11 +161,12 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _assistant_message(content: str | None, calls: Sequence[ToolRequest]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
+def assistant_message(reply: ModelReply) -> dict[str, Any]:
+    """The reply as the assistant message sent back to the model in the next request."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
         message["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in calls
+            for c in reply.tool_calls
         ]
     return message

@@ -24,7 +24,7 @@ from typing import Any
 from execmem.agents.coding.bash_tool import BASH_SCHEMA, CommandRunner, run_bash
 from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import NO_TOOL_CALL, SUBMIT_SENTINEL, SYSTEM, first_user_message
-from execmem.agents.tool_loop import as_openai_tools, call_record, parse_arguments
+from execmem.agents.tool_loop import as_openai_tools, assistant_message, call_record, parse_arguments
 from execmem.core.protocols import Model, ModelReply, ToolRequest, Usage
 from execmem.core.tokens import estimate_tokens
 from execmem.llm.errors import ContextOverflow
@@ -93,7 +93,7 @@ async def solve(
         result.steps += 1
         result.usage += reply.usage
         result.model_latency_s += reply.latency_s
-        result.messages.append(_assistant_message(reply))
+        result.messages.append(assistant_message(reply))
         outputs = await _act(reply, runner, config, clock, result)
         if on_step is not None:
             on_step(_step_record(result.steps, reply, outputs, clock.elapsed()))
@@ -175,22 +175,12 @@ def _refuse(result: SolveResult, kind: str, message: str) -> tuple[dict[str, Any
     return {"error": kind, "message": message}, f"error: {message}"
 
 
-def _assistant_message(reply: ModelReply) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in reply.tool_calls
-        ]
-    return message
-
-
 def _step_record(
     step: int, reply: ModelReply, outputs: list[dict[str, Any]], elapsed_s: float
 ) -> dict[str, Any]:
     return {
         "step": step,
-        "assistant": _assistant_message(reply),
+        "assistant": assistant_message(reply),
         "tool_results": outputs,
         **call_record(reply),
         "elapsed_s": round(elapsed_s, 3),
