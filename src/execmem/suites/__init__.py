@@ -1,0 +1,1 @@
+"""The benchmarks: ``vehicle`` (VehicleMemBench on a simulated car) and ``coding`` (repository tasks)."""
