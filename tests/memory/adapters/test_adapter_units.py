@@ -13,9 +13,9 @@ from execmem.memory import MissingExtraError, create_memory
 from execmem.memory.adapters.common import (
     keep_before,
     make_item,
+    name_id,
     posix,
     safe_id,
-    slug,
     source_metadata,
     source_of,
     visible,
@@ -74,9 +74,9 @@ def test_keep_before_filters_items_then_cuts_to_top_k():
 
 def test_ids_are_safe_and_one_to_one():
     assert safe_id("gary allen") == "gary%20allen" and safe_id("a%20b") == "a%2520b"
-    assert slug("gary allen") == "gary_20allen" and slug("gary_20allen") == "gary_5f20allen"
-    assert slug("Jörg.1") == "J_c3_b6rg_2e1"
-    for make in (safe_id, slug):
+    assert name_id("gary allen") == "gary_20allen" and name_id("gary_20allen") == "gary_5f20allen"
+    assert name_id("Jörg.1") == "J_c3_b6rg_2e1"
+    for make in (safe_id, name_id):
         with pytest.raises(ValueError):
             make("")
 

@@ -43,9 +43,9 @@ from execmem.memory.adapters.common import (
     api_key,
     make_item,
     message_text,
+    name_id,
     openai_key,
     package_version,
-    slug,
     source_metadata,
     visible,
 )
@@ -186,7 +186,7 @@ class AMemMemory(PerUserSystems):
         return {"system": "amem", "package": f"a-mem=={package_version('a-mem')}", **settings}
 
     def directory(self, user_id: str) -> str:
-        return f"{self.root}/{slug(user_id)}"
+        return f"{self.root}/{name_id(user_id)}"
 
     def system(self, user_id: str) -> Any:
         """The user's ``AgenticMemorySystem`` (built on first use)."""

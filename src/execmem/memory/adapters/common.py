@@ -107,7 +107,7 @@ def safe_id(user_id: str) -> str:
     return quote(user_id, safe="")
 
 
-def slug(user_id: str) -> str:
+def name_id(user_id: str) -> str:
     """``user_id`` in letters, digits and ``-`` only, one-to-one: any other byte becomes ``_xx``."""
     if not user_id:
         raise ValueError("user_id must not be empty")

@@ -26,7 +26,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
-from execmem.memory.adapters.common import make_item, message_text, openai_key, slug, source_metadata, visible
+from execmem.memory.adapters.common import (
+    make_item,
+    message_text,
+    name_id,
+    openai_key,
+    source_metadata,
+    visible,
+)
 from execmem.memory.registry import MissingExtraError
 
 NAMESPACE = ("execmem", "{langgraph_user_id}")
@@ -101,7 +108,7 @@ class LangMemMemory:
         ]
 
     def reset(self, user_id: str) -> None:
-        namespace = (NAMESPACE[0], slug(user_id))
+        namespace = (NAMESPACE[0], name_id(user_id))
         while items := self.store.search(namespace, limit=100):
             for item in items:
                 self.store.delete(namespace, item.key)
@@ -128,4 +135,4 @@ class LangMemMemory:
 
     @staticmethod
     def _config(user_id: str) -> dict[str, Any]:
-        return {"configurable": {"langgraph_user_id": slug(user_id)}}
+        return {"configurable": {"langgraph_user_id": name_id(user_id)}}

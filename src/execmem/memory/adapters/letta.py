@@ -27,7 +27,7 @@ from execmem.memory.adapters.common import (
     api_key,
     make_item,
     message_text,
-    slug,
+    name_id,
     source_metadata,
     visible,
 )
@@ -124,7 +124,7 @@ class LettaMemory:
         """The id of the user's agent; a new agent if ``create`` and there is none yet."""
         if user_id in self._agents:
             return self._agents[user_id]
-        name = self.config.agent_prefix + slug(user_id)
+        name = self.config.agent_prefix + name_id(user_id)
         found = [agent.id for agent in self.client.agents.list(name=name) if agent.name == name]
         if found:
             self._agents[user_id] = found[0]

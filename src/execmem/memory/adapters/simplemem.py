@@ -38,9 +38,9 @@ from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
     PerUserSystems,
     make_item,
+    name_id,
     openai_key,
     package_version,
-    slug,
     source_metadata,
     visible,
 )
@@ -146,7 +146,7 @@ class SimpleMemMemory(PerUserSystems):
         return {"system": "simplemem", "package": f"simplemem=={package_version('simplemem')}", **settings}
 
     def table(self, user_id: str) -> str:
-        return "execmem_" + slug(user_id)
+        return "execmem_" + name_id(user_id)
 
     def system(self, user_id: str) -> Any:
         """The user's ``SimpleMemSystem`` (built on first use)."""

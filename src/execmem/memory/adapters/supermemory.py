@@ -26,8 +26,8 @@ from execmem.memory.adapters.common import (
     api_key,
     make_item,
     message_text,
+    name_id,
     posix,
-    slug,
     source_metadata,
     visible,
 )
@@ -70,7 +70,7 @@ class SupermemoryMemory:
         return Supermemory(api_key=key, base_url=self.config.base_url)
 
     def namespace(self, user_id: str) -> str:
-        return self.config.namespace_prefix + slug(user_id)
+        return self.config.namespace_prefix + name_id(user_id)
 
     def add(self, messages: Sequence[MemoryMessage], user_id: str, timestamp: datetime) -> None:
         if not messages:
