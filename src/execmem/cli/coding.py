@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from execmem.cli.common import fail
+from execmem.cli.common import fail, open_output
 from execmem.suites.coding.builder.build import BuildConfig, BuildError, RepoStats, TaskBuilder
 from execmem.suites.coding.builder.validation import TaskCheck, validate_task
 from execmem.suites.coding.gitrepo import GitError
@@ -72,7 +72,8 @@ def build_tasks(
     _print_build(repo_stats, len(tasks), time.monotonic() - start)
     if stats is not None:
         record = {"config": config.model_dump(mode="json"), "repos": [s.to_dict() for s in repo_stats]}
-        stats.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        with open_output(stats, "--stats") as sink:
+            sink.write(json.dumps(record, indent=2))
 
 
 @app.command()
@@ -97,7 +98,8 @@ def validate(
             _stderr.log(f"{task.instance_id}: {checks[-1].reason}")
     _print_checks(checks)
     if stats is not None:
-        stats.write_text(json.dumps([c.to_dict() for c in checks], indent=2), encoding="utf-8")
+        with open_output(stats, "--stats") as sink:
+            sink.write(json.dumps([c.to_dict() for c in checks], indent=2))
     if not all(check.ok for check in checks):
         raise typer.Exit(1)
 
