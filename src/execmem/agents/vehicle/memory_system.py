@@ -26,6 +26,7 @@ from execmem.agents.vehicle.memory_search import SearchMemoryTool
 from execmem.core.protocols import MemorySystem, Usage
 from execmem.memory import create_memory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
+from execmem.suites.vehicle.lexicon import car_lexicon
 
 DEFAULT_WINDOWING = "hour"
 MAX_TOP_K = 20
@@ -39,12 +40,13 @@ def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySyste
     """The registered system ``name``, with ``options``; unknown names and missing extras raise the
     registry's own errors.
 
-    Two settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
-    state) and ``windowing`` (``DEFAULT_WINDOWING``). A system whose config does not take an
+    Three settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
+    state), ``windowing`` (``DEFAULT_WINDOWING``) and ``lexicon`` (the car's tool vocabulary,
+    for systems that take domain terms). A system whose config does not take an
     offered setting (an unexpected keyword, or pydantic's ``extra_forbidden``) is built without it,
     so adapters with their own storage and no windowing work too.
     """
-    defaults = {"path": path, "windowing": DEFAULT_WINDOWING}
+    defaults = {"path": path, "windowing": DEFAULT_WINDOWING, "lexicon": list(car_lexicon())}
     offered = {key: value for key, value in defaults.items() if key not in options}
     config = {**offered, **options}
     while True:

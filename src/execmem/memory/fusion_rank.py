@@ -1,0 +1,186 @@
+"""How ``fusion`` ranks one user's statements and gathers them into result items.
+
+Score of a statement ``u`` for a query (each part scaled to [0, 1]):
+
+    lexical * bm25(u) / max bm25  +  dense * cos(u, query)  +  salience * sal(u)  +  speaker * named(u)
+
+* ``bm25``: over the statement's speaker and words, query without stop words or clock times.
+* ``cos``: MiniLM cosine, for the statements that have a vector (0 for the others).
+* ``sal``: the idf mass of the lexicon's words in the statement, capped at ``salience_cap``.
+* ``named``: 1 when the statement's speaker is named in the query (first or last name).
+
+Feedback (pseudo-relevance, once): the best ``anchors`` statements are taken as relevant; their
+lexicon words join the query at weight ``feedback / rank`` and the query vector moves toward
+their mean vector by ``rocchio``. Then everything is scored again.
+
+Items: the best statement not yet used *anchors* an item; the other statements of the top
+``pool`` join it when ``score(u) / best score + group_dense * cos(u, anchor) + group_lexicon *
+jaccard(lexicon words)`` reaches ``group_threshold`` and the item stays within ``item_tokens``
+(4 characters a token). An item is one subject's statements, in time order, so a reader sees
+how a preference changed and which statement is the latest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from execmem.memory.lexical import Bm25Index
+from execmem.memory.terms import Lexicon
+
+
+class RankSettings(BaseModel):
+    """The weights and sizes of ``fusion``'s ranking (defaults: see docs/memory.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lexical: float = Field(1.0, ge=0)
+    dense: float = Field(2.0, ge=0)
+    salience: float = Field(0.6, ge=0)
+    speaker: float = Field(0.2, ge=0)
+    salience_cap: float = Field(10.0, gt=0, description="idf mass at which salience is 1")
+    anchors: int = Field(2, ge=0, description="statements taken as relevant for feedback")
+    feedback: float = Field(0.5, ge=0, description="weight of the lexicon words feedback adds")
+    rocchio: float = Field(0.5, ge=0, description="pull of the query vector toward the anchors")
+    pool: int = Field(60, ge=1, description="best statements items are made from")
+    item_tokens: int = Field(190, ge=1, description="most tokens of one item")
+    group_threshold: float = Field(1.0, description="how related a statement must be to join an item")
+    group_dense: float = Field(1.0, ge=0)
+    group_lexicon: float = Field(1.0, ge=0)
+
+
+@dataclass
+class Space:
+    """One user's statements, ready to rank (built from the stored units)."""
+
+    lines: list[str]  # the text an item shows: "[YYYY-MM-DD HH:MM] Speaker: words"
+    speakers: list[str]
+    index: Bm25Index
+    salience: np.ndarray  # in [0, 1]
+    lexicon_words: list[frozenset[str]]
+    vectors: np.ndarray | None  # one row per statement; zeros where none was computed
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def statement_salience(index: Bm25Index, words: Sequence[frozenset[str]], cap: float) -> np.ndarray:
+    """Each statement's lexicon words' idf mass, capped and scaled to [0, 1]."""
+    mass = [sum(index.idf(word) for word in found) for found in words]
+    return np.minimum(np.array(mass, dtype=np.float64), cap) / cap
+
+
+def named_speakers(terms: Sequence[str], speakers: Sequence[str]) -> set[str]:
+    """The speakers a query names by first, last or full name."""
+    asked = set(terms)
+    return {speaker for speaker in set(speakers) if asked & set(speaker.lower().split())}
+
+
+@dataclass(frozen=True)
+class Query:
+    weights: dict[str, float]
+    vector: np.ndarray | None
+    named: frozenset[str]
+
+
+def score(space: Space, query: Query, settings: RankSettings) -> np.ndarray:
+    lexical = space.index.scores(query.weights)
+    top = lexical.max(initial=0.0)
+    total = settings.lexical * (lexical / top if top > 0 else lexical)
+    total += settings.salience * space.salience
+    if space.vectors is not None and query.vector is not None:
+        total += settings.dense * (space.vectors @ query.vector)
+    if query.named:
+        total += settings.speaker * np.array([s in query.named for s in space.speakers], dtype=np.float64)
+    return total
+
+
+def with_feedback(space: Space, query: Query, first: np.ndarray, visible: np.ndarray, settings: RankSettings):
+    """The query with the lexicon words and the mean vector of the best visible statements added."""
+    anchors = best(first, visible, settings.anchors)
+    weights = dict(query.weights)
+    for rank, position in enumerate(anchors, start=1):
+        for word in space.lexicon_words[position]:
+            weights[word] = weights.get(word, 0.0) + settings.feedback / rank
+    vector = query.vector
+    if vector is not None and space.vectors is not None and anchors:
+        vector = (vector + settings.rocchio * space.vectors[anchors].mean(axis=0)) / (1.0 + settings.rocchio)
+    return Query(weights, vector, query.named)
+
+
+def best(scores: np.ndarray, visible: np.ndarray, count: int) -> list[int]:
+    """Positions of the ``count`` best visible statements with a positive score, best first (ties:
+    older first). A statement nothing speaks for (score 0) is never returned."""
+    masked = np.where(visible & (scores > 0), scores, -np.inf)
+    order = np.argsort(-masked, kind="stable")[:count]
+    return [int(i) for i in order if np.isfinite(masked[i])]
+
+
+def rank(space: Space, query: Query, visible: np.ndarray, settings: RankSettings) -> np.ndarray:
+    """Every statement's final score (feedback applied when ``anchors`` > 0)."""
+    first = score(space, query, settings)
+    if settings.anchors == 0:
+        return first
+    return score(space, with_feedback(space, query, first, visible, settings), settings)
+
+
+def group(space: Space, scores: np.ndarray, visible: np.ndarray, settings: RankSettings, top_k: int):
+    """Up to ``top_k`` items as (anchor score, anchor, member positions in time order), best first."""
+    pool = best(scores, visible, settings.pool)
+    if not pool:
+        return []
+    strength = relatedness(space, pool, scores, settings)
+    free = np.ones(len(pool), dtype=bool)
+    items = []
+    for slot, anchor in enumerate(pool):
+        if not free[slot]:
+            continue
+        members = gather(space, pool, slot, strength[slot], free, settings)
+        free[members] = False
+        items.append((float(scores[anchor]), anchor, sorted(pool[m] for m in members)))
+        if len(items) == top_k:
+            break
+    return items
+
+
+def relatedness(space: Space, pool: list[int], scores: np.ndarray, settings: RankSettings) -> np.ndarray:
+    """``strength[a, b]``: how much pool statement ``b`` belongs in an item anchored by ``a``."""
+    top = scores[pool[0]]
+    relative = scores[pool] / (top if top > 0 else 1.0)
+    strength = np.tile(relative, (len(pool), 1))
+    if space.vectors is not None:
+        vectors = space.vectors[pool]
+        strength += settings.group_dense * (vectors @ vectors.T)
+    words = [space.lexicon_words[p] for p in pool]
+    for a, mine in enumerate(words):
+        for b, theirs in enumerate(words):
+            union = len(mine | theirs)
+            if union:
+                strength[a, b] += settings.group_lexicon * len(mine & theirs) / union
+    return strength
+
+
+def gather(
+    space: Space, pool: list[int], slot: int, strength: np.ndarray, free: np.ndarray, settings: RankSettings
+) -> list[int]:
+    """The anchor's slot and the free slots related enough to it, within the item's token budget."""
+    members = [slot]
+    size = len(space.lines[pool[slot]])
+    for other in np.argsort(-strength, kind="stable"):
+        if strength[other] < settings.group_threshold:
+            break
+        if other == slot or not free[other]:
+            continue
+        grown = size + 1 + len(space.lines[pool[other]])  # joined with a newline
+        if math.ceil(grown / 4) <= settings.item_tokens:
+            members.append(int(other))
+            size = grown
+    return members
+
+
+def lexicon_words(words: Sequence[str], lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(word for word in words if word in lexicon)
