@@ -101,6 +101,7 @@ def test_an_item_gathers_one_subjects_statements_in_time_order_within_its_token_
     small.add(EARLY + LATE, "gary", at("2025-04-12 10:00"))
     items = small.search(QUERY, "gary", 5)
     assert all(len(item.line_ids) == 1 or math.ceil(len(item.text) / 4) <= 40 for item in items)
+    assert any(len(item.line_ids) > 1 for item in items)
     assert len(lines(items)) == sum(len(item.line_ids) for item in items)  # no line twice
 
 
@@ -113,7 +114,9 @@ def test_the_speaker_a_query_names_comes_first():
     ]
     asked = "Patricia wants the reading light brightness level"  # more of Gary's words than hers
     for weight, first in ((0.0, 1), (0.5, 2)):
-        memory = fusion(ranking={"item_tokens": 1, "speaker": weight}, embedder="none")  # one an item
+        memory = fusion(
+            ranking={"item_tokens": 1, "replies": 0, "speaker": weight}, embedder="none"
+        )  # one an item
         memory.add(said, "car", at("2025-03-02 10:00"))
         assert memory.search(asked, "car", 2)[0].line_ids == (first,)
 
@@ -123,10 +126,10 @@ def test_lexicon_words_lift_statements_about_the_domain():
         msg("2025-03-01 09:00", "Morning drive again, the usual traffic downtown.", 1),
         msg("2025-03-01 09:01", "Morning drive again: seat heating on, level two.", 2),
     ]
-    plain = fusion(ranking={"item_tokens": 1}, embedder="none")
+    plain = fusion(ranking={"item_tokens": 1, "replies": 0}, embedder="none")
     plain.add(said, "car", at("2025-03-01 10:00"))
     assert plain.search("morning drive again", "car", 1)[0].line_ids == (1,)  # shorter: higher BM25
-    domain = fusion(lexicon=LEXICON, ranking={"item_tokens": 1}, embedder="none")
+    domain = fusion(lexicon=LEXICON, ranking={"item_tokens": 1, "replies": 0}, embedder="none")
     domain.add(said, "car", at("2025-03-01 10:00"))
     assert domain.search("morning drive again", "car", 1)[0].line_ids == (2,)
 
@@ -163,7 +166,7 @@ def test_state_lives_in_the_run_file_and_a_different_layout_is_refused(tmp_path)
 
 
 def test_hits_come_best_first_and_at_most_top_k():
-    memory = fusion(ranking={"item_tokens": 1})  # one statement an item
+    memory = fusion(ranking={"item_tokens": 1, "replies": 0})  # one statement an item
     memory.add(EARLY + LATE, "gary", at("2025-04-12 10:00"))
     items = memory.search(QUERY, "gary", 2)
     assert len(items) == 2 and items[0].score >= items[1].score
@@ -174,3 +177,31 @@ def test_hits_come_best_first_and_at_most_top_k():
 def test_bad_options_are_refused(option):
     with pytest.raises(ValueError):
         fusion(**option)
+
+
+def test_statements_join_an_item_only_when_they_are_about_the_same_thing():
+    said = [
+        msg("2025-03-01 09:00", "Evening drive: seat heating on, level two please.", 1),
+        msg("2025-03-05 09:00", "Evening drive: navigation voice on detailed please.", 2),
+    ]
+    query = "evening drive please"
+    apart = fusion(lexicon=LEXICON, embedder="none", ranking={"group_threshold": 0.0})
+    apart.add(said, "u", at("2025-03-05 10:00"))
+    assert sorted(item.line_ids for item in apart.search(query, "u", 5)) == [(1,), (2,)]
+    joined = fusion(
+        lexicon=LEXICON, embedder="none", ranking={"group_threshold": 0.0, "group_similarity": 0.0}
+    )
+    joined.add(said, "u", at("2025-03-05 10:00"))
+    assert [item.line_ids for item in joined.search(query, "u", 5)] == [(1, 2)]
+
+
+def test_replies_said_right_after_an_anchor_join_its_item():
+    said = [
+        msg("2025-03-01 09:00", "Seat heating please, my back is cold.", 1),
+        msg("2025-03-01 09:01", "Done, level three.", 2, speaker="Justin Martinez"),
+        msg("2025-03-01 09:30", "Anything good on the radio tonight?", 3, speaker="Justin Martinez"),
+    ]
+    for replies, first in ((0, (1,)), (1, (1, 2)), (2, (1, 2))):  # line 3 comes 29 minutes later
+        memory = fusion(lexicon=LEXICON, embedder="none", ranking={"replies": replies, "group_threshold": 9})
+        memory.add(said, "u", at("2025-03-01 10:00"))
+        assert memory.search("seat heating back", "u", 1)[0].line_ids == first

@@ -42,7 +42,7 @@ from execmem.memory.fusion_rank import (
 )
 from execmem.memory.lexical import Bm25Index
 from execmem.memory.store import IN_MEMORY, Hit, UnitStore, check_name, connect, time_key, transaction
-from execmem.memory.terms import Lexicon, query_terms, tokens
+from execmem.memory.terms import Lexicon, query_terms, states_number, tokens, without_clock_times
 from execmem.memory.windowing import WindowingConfig, make_units
 
 TURNS = WindowingConfig(mode="turn")
@@ -123,10 +123,7 @@ class FusionMemory:
             return
         with self._lock, transaction(self.store.conn):
             ids = self.store.insert(user_id, units, timestamp)
-            rows = [
-                (i, m.speaker, " ".join(tokens(f"{m.speaker} {m.text}")))
-                for i, m in zip(ids, messages, strict=True)
-            ]
+            rows = [(i, m.speaker, " ".join(statement_words(m))) for i, m in zip(ids, messages, strict=True)]
             self.store.conn.executemany(f"INSERT INTO {self.statements} VALUES (?, ?, ?)", rows)
             if self.vectors is not None:
                 chosen = [(i, embed_text(m)) for i, m in zip(ids, messages, strict=True) if self._embeds(m)]
@@ -221,6 +218,8 @@ class FusionMemory:
             salience=statement_salience(index, found, self.config.ranking.salience_cap),
             lexicon_words=found,
             vectors=self._matrix([row[0] for row in rows]),
+            minutes=key_minutes([row[2] for row in rows]),
+            numbers=np.array([states_number(doc) for doc in documents], dtype=np.float64),
         )
         return space, [row[0] for row in rows], [row[2] for row in rows]
 
@@ -253,6 +252,17 @@ class FusionMemory:
                 "written_at": parts[-1].metadata["written_at"],
             },
         )
+
+
+def key_minutes(keys: Sequence[str]) -> np.ndarray:
+    """Minutes since the epoch of stored time keys (``time_key``: UTC or wall-clock)."""
+    stamps = np.array([key.replace(" ", "T") for key in keys], dtype="datetime64[us]")
+    return stamps.astype("datetime64[m]").astype(np.int64)
+
+
+def statement_words(message: MemoryMessage) -> list[str]:
+    """What BM25 indexes: the speaker's name and the words said, clock times left out."""
+    return tokens(f"{message.speaker} {without_clock_times(message.text)}")
 
 
 def embed_text(message: MemoryMessage) -> str:

@@ -40,9 +40,18 @@ def tokens(text: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(text)]
 
 
+def without_clock_times(text: str) -> str:
+    return _CLOCK.sub(" ", text)
+
+
 def query_terms(query: str) -> list[str]:
     """The words of a query worth searching for: no clock times, no stop words."""
-    return [word for word in tokens(_CLOCK.sub(" ", query)) if word not in STOP_WORDS]
+    return [word for word in tokens(without_clock_times(query)) if word not in STOP_WORDS]
+
+
+def states_number(words: Iterable[str]) -> bool:
+    """Whether any of the words is a number (or holds digits, like ``480p``)."""
+    return any(any(ch.isdigit() for ch in word) for word in words)
 
 
 def identifier_words(identifier: str) -> list[str]:

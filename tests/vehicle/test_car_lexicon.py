@@ -1,0 +1,32 @@
+"""The car's vocabulary reaches memory systems that take a lexicon, and only them."""
+
+from __future__ import annotations
+
+from execmem.agents.vehicle import memory_system
+from execmem.agents.vehicle.memory_system import open_system
+from execmem.memory import create_memory
+from execmem.memory.fusion import FusionMemory
+from execmem.memory.terms import Lexicon
+from execmem.suites.vehicle.lexicon import car_lexicon
+from execmem.suites.vehicle.world import MODULES
+
+
+def test_the_lexicon_is_made_of_the_tools_words():
+    words = Lexicon(car_lexicon()).words
+    assert set(MODULES) <= set(car_lexicon())  # module names, kept whole for the memory to split
+    assert {"instrument", "panel", "ambient", "headrest", "ventilation", "hud", "sunroof"} <= words
+    assert {"detailed", "simple", "mute"} <= words  # values named in tool descriptions
+    assert not {"the", "to", "of", "carcontrol"} & words
+
+
+def test_open_system_offers_the_lexicon_to_systems_that_take_one(tmp_path, monkeypatch):
+    # fusion by its class: the entry point exists only once execmem is (re)installed
+    def create(name, **config):
+        return FusionMemory(**config) if name == "fusion" else create_memory(name, **config)
+
+    monkeypatch.setattr(memory_system, "create_memory", create)
+    path = str(tmp_path / "state.sqlite")
+    fusion = open_system("fusion", path, {"embedder": "hashing"})
+    assert fusion.describe()["lexicon"]["words"] == len(Lexicon(car_lexicon()).words)
+    bm25 = open_system("bm25", str(tmp_path / "bm25.sqlite"), {})
+    assert "lexicon" not in bm25.describe()["settings"]
