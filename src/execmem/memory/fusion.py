@@ -219,7 +219,7 @@ class FusionMemory:
             lexicon_words=found,
             vectors=self._matrix([row[0] for row in rows]),
             minutes=key_minutes([row[2] for row in rows]),
-            numbers=np.array([states_number(doc) for doc in documents], dtype=np.float64),
+            numbers=np.array([states_number(row[4]) for row in rows], dtype=np.float64),
         )
         return space, [row[0] for row in rows], [row[2] for row in rows]
 

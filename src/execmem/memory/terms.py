@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 _WORD = re.compile(r"[^\W_]+")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?)?(?!\w)", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _SPLIT_IDENTIFIER = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 _STOP_WORDS_TEXT = """
@@ -49,9 +50,9 @@ def query_terms(query: str) -> list[str]:
     return [word for word in tokens(without_clock_times(query)) if word not in STOP_WORDS]
 
 
-def states_number(words: Iterable[str]) -> bool:
-    """Whether any of the words is a number (or holds digits, like ``480p``)."""
-    return any(any(ch.isdigit() for ch in word) for word in words)
+def states_number(text: str) -> bool:
+    """Whether the text holds a number (digits, as in ``44`` or ``480p``); strip clock times first."""
+    return _DIGIT.search(text) is not None
 
 
 def identifier_words(identifier: str) -> list[str]:
