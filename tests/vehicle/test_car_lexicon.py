@@ -14,8 +14,8 @@ from execmem.suites.vehicle.world import MODULES
 def test_the_lexicon_is_made_of_the_tools_words():
     words = Lexicon(car_lexicon()).words
     assert set(MODULES) <= set(car_lexicon())  # module names, kept whole for the memory to split
-    assert {"instrument", "panel", "ambient", "headrest", "ventilation", "hud", "sunroof"} <= words
-    assert {"detailed", "simple", "mute"} <= words  # values named in tool descriptions
+    assert {"instrument", "panel", "ambient", "headrest", "ventilation", "hud", "sunroof", "light"} <= words
+    assert {"detail", "simple", "mute"} <= words  # values named in tool descriptions (stemmed)
     assert not {"the", "to", "of", "carcontrol"} & words
 
 

@@ -42,7 +42,14 @@ from execmem.memory.fusion_rank import (
 )
 from execmem.memory.lexical import Bm25Index
 from execmem.memory.store import IN_MEMORY, Hit, UnitStore, check_name, connect, time_key, transaction
-from execmem.memory.terms import Lexicon, query_terms, states_number, tokens, without_clock_times
+from execmem.memory.terms import (
+    Lexicon,
+    index_words,
+    query_terms,
+    states_number,
+    tokens,
+    without_clock_times,
+)
 from execmem.memory.windowing import WindowingConfig, make_units
 
 TURNS = WindowingConfig(mode="turn")
@@ -161,7 +168,7 @@ class FusionMemory:
         return {
             "system": self.name,
             "windowing": TURNS.describe(),
-            "statements": "speaker and words of each message",
+            "statements": "speaker and words of each message, stemmed, clock times left out",
             "vectors": embedder,
             "embed": self.config.embed,
             "lexicon": self.lexicon.describe(),
@@ -184,17 +191,14 @@ class FusionMemory:
     def _embeds(self, message: MemoryMessage) -> bool:
         if self.config.embed == "all" or not self.lexicon:
             return True
-        return any(word in self.lexicon for word in tokens(message.text))
+        return any(word in self.lexicon for word in index_words(message.text))
 
     def _query(self, text: str, space: Space) -> Query:
-        terms = query_terms(text)
-        weights: dict[str, float] = {}
-        for term in terms:
-            weights[term] = 1.0
+        weights = dict.fromkeys(query_terms(text), 1.0)
         vector = None
         if self.vectors is not None:
             vector = self.vectors.cache.embedder.embed([text])[0]
-        return Query(weights, vector, frozenset(named_speakers(terms, space.speakers)))
+        return Query(weights, vector, frozenset(named_speakers(tokens(text), space.speakers)))
 
     def _space(self, user_id: str) -> tuple[Space, list[int], list[str]]:
         cached = self._spaces.get(user_id)
@@ -262,7 +266,7 @@ def key_minutes(keys: Sequence[str]) -> np.ndarray:
 
 def statement_words(message: MemoryMessage) -> list[str]:
     """What BM25 indexes: the speaker's name and the words said, clock times left out."""
-    return tokens(f"{message.speaker} {without_clock_times(message.text)}")
+    return index_words(f"{message.speaker} {without_clock_times(message.text)}")
 
 
 def embed_text(message: MemoryMessage) -> str:

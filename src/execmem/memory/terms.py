@@ -41,13 +41,32 @@ def tokens(text: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(text)]
 
 
+def stem(word: str) -> str:
+    """A light suffix stripper, so that *lights*, *lighting* and *light* meet: plural -s/-es/-ies,
+    -ing and -ed go when a stem of at least 3 letters stays. Names and short words stay whole."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def index_words(text: str) -> list[str]:
+    """The stemmed words of ``text``: what the lexical index and the lexicon compare."""
+    return [stem(word) for word in tokens(text)]
+
+
 def without_clock_times(text: str) -> str:
     return _CLOCK.sub(" ", text)
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query worth searching for: no clock times, no stop words."""
-    return [word for word in tokens(without_clock_times(query)) if word not in STOP_WORDS]
+    """The words of a query worth searching for, stemmed: no clock times, no stop words."""
+    return [stem(word) for word in tokens(without_clock_times(query)) if word not in STOP_WORDS]
 
 
 def states_number(text: str) -> bool:
@@ -61,11 +80,11 @@ def identifier_words(identifier: str) -> list[str]:
 
 
 class Lexicon:
-    """Domain terms: single words, lower-cased, stop words and one-letter words left out."""
+    """Domain terms: single words, lower-cased and stemmed, stop words and one-letter words left out."""
 
     def __init__(self, terms: Iterable[str] = ()):
         words = {word for term in terms for word in identifier_words(term)}
-        self.words = frozenset(w for w in words if len(w) > 1 and w not in STOP_WORDS)
+        self.words = frozenset(stem(w) for w in words if len(w) > 1 and w not in STOP_WORDS)
 
     def __bool__(self) -> bool:
         return bool(self.words)
