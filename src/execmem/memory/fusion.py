@@ -23,11 +23,11 @@ from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
-from execmem.memory.base import check_path
-from execmem.memory.dense import VectorIndex
+from execmem.memory.base import FileConfig
+from execmem.memory.dense import EmbeddingOptions, VectorIndex
 from execmem.memory.embedders import Embedder, EmbedderConfig, MiniLMConfig, make_embedder
 from execmem.memory.embedding_cache import EmbeddingCache, attach
 from execmem.memory.fusion_rank import (
@@ -41,7 +41,7 @@ from execmem.memory.fusion_rank import (
     statement_salience,
 )
 from execmem.memory.lexical import Bm25Index
-from execmem.memory.store import IN_MEMORY, Hit, UnitStore, check_name, connect, time_key, transaction
+from execmem.memory.store import Hit, UnitStore, connect, time_key, transaction
 from execmem.memory.terms import (
     Lexicon,
     index_words,
@@ -55,40 +55,16 @@ from execmem.memory.windowing import WindowingConfig, make_units
 TURNS = WindowingConfig(mode="turn")
 
 
-class FusionConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    path: str = Field(default=IN_MEMORY, description="the run's SQLite file (absolute), or ':memory:'")
+class FusionConfig(FileConfig, EmbeddingOptions):
     collection: str = Field(default="fusion", description="table-name prefix inside the file")
     lexicon: list[str] = Field(default_factory=list, description="domain terms (words or identifiers)")
     embedder: EmbedderConfig | Literal["none"] | None = Field(
-        default=None, description="'minilm' (the default), 'minilm-int8', 'hashing', 'none', or a dict"
+        default=None, description="'minilm' (the default), 'hashing', 'none' (no vectors), or a dict"
     )
     embed: Literal["salient", "all"] = Field(
         default="salient", description="embed only statements with a lexicon word, or every statement"
     )
-    cache_path: str | None = Field(default=None, description="shared embedding cache file (absolute)")
     ranking: RankSettings = RankSettings()
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _absolute_path(cls, value: Any) -> str:
-        return check_path(value)
-
-    @field_validator("cache_path", mode="before")
-    @classmethod
-    def _absolute_cache(cls, value: Any) -> str | None:
-        return None if value is None else check_path(value)
-
-    @field_validator("collection")
-    @classmethod
-    def _table_name(cls, value: str) -> str:
-        return check_name(value)
-
-    @field_validator("embedder", mode="before")
-    @classmethod
-    def _kind_shorthand(cls, value: Any) -> Any:
-        return {"kind": value} if isinstance(value, str) and value != "none" else value
 
 
 class FusionMemory:
