@@ -135,9 +135,14 @@ def test_lexicon_words_lift_statements_about_the_domain():
 
 
 def test_clock_times_and_stop_words_in_a_query_match_nothing():
-    memory = fusion(embedder="none")
-    memory.add([msg("2025-03-01 07:30", "At 7:30 I will be at the dentist.", 1)], "u", at("2025-03-01 08:00"))
+    memory = fusion(embedder="none", lexicon=LEXICON)
+    said = [
+        msg("2025-03-01 07:30", "At 7:30 I will be at the dentist.", 1),
+        msg("2025-03-01 07:31", "Seat heating to level 2 on the way.", 2),  # salient, with a number
+    ]
+    memory.add(said, "u", at("2025-03-01 08:00"))
     assert memory.search("At 7:30 AM, he said: I will be there.", "u", 5) == []
+    assert memory.search("?!", "u", 5) == []
 
 
 def test_only_statements_with_a_lexicon_word_are_embedded_unless_asked_for_all():

@@ -126,7 +126,10 @@ class FusionMemory:
             if before is not None:
                 cut = time_key(before)
                 visible = np.array([key < cut for key in keys], dtype=bool)
-            scores = rank(space, self._query(query, space), visible, self.config.ranking)
+            asked = self._query(query, space)
+            if not asked.weights and asked.vector is None:
+                return []  # no word to match and no vector: nothing speaks for any statement
+            scores = rank(space, asked, visible, self.config.ranking)
             items = group(space, scores, visible, self.config.ranking, top_k)
             return [self._item(unit_ids, score, anchor, members) for score, anchor, members in items]
 
@@ -197,20 +200,23 @@ class FusionMemory:
             index=index,
             salience=statement_salience(index, found, self.config.ranking.salience_cap),
             lexicon_words=found,
-            vectors=self._matrix([row[0] for row in rows]),
+            vectors=self._matrix(user_id, [row[0] for row in rows]),
             minutes=key_minutes([row[2] for row in rows]),
             numbers=np.array([states_number(row[4]) for row in rows], dtype=np.float64),
         )
         return space, [row[0] for row in rows], [row[2] for row in rows]
 
-    def _matrix(self, unit_ids: list[int]) -> np.ndarray | None:
+    def _matrix(self, user_id: str, unit_ids: list[int]) -> np.ndarray | None:
+        """The user's vectors, one row per statement in ``unit_ids`` order (zeros where none)."""
         if self.vectors is None or not unit_ids:
             return None
         position = {unit_id: i for i, unit_id in enumerate(unit_ids)}
-        marks = ",".join("?" * len(unit_ids))
-        sql = f"SELECT unit_id, vector FROM {self.vectors.table} WHERE unit_id IN ({marks})"
+        sql = (
+            f"SELECT v.unit_id, v.vector FROM {self.vectors.table} v"
+            f" JOIN {self.store.table} u ON u.id = v.unit_id WHERE u.user_id = ?"
+        )
         matrix = None
-        for unit_id, blob in self.store.conn.execute(sql, unit_ids):
+        for unit_id, blob in self.store.conn.execute(sql, (user_id,)):
             vector = np.frombuffer(blob, dtype=np.float32)
             if matrix is None:
                 matrix = np.zeros((len(unit_ids), vector.shape[0]), dtype=np.float32)

@@ -100,16 +100,18 @@ class Query:
 
 
 def score(space: Space, query: Query, settings: RankSettings) -> np.ndarray:
+    """Each statement's score; 0 for statements the query has no evidence for (no shared word,
+    and no vectors to compare), whatever their salience, numbers or speaker."""
     lexical = space.index.scores(query.weights)
     top = lexical.max(initial=0.0)
     total = settings.lexical * (lexical / top if top > 0 else lexical)
     total += settings.salience * space.salience
     total += settings.numbers * space.numbers
-    if space.vectors is not None and query.vector is not None:
-        total += settings.dense * (space.vectors @ query.vector)
     if query.named:
         total += settings.speaker * np.array([s in query.named for s in space.speakers], dtype=np.float64)
-    return total
+    if space.vectors is None or query.vector is None:
+        return np.where(lexical > 0, total, 0.0)
+    return total + settings.dense * (space.vectors @ query.vector)
 
 
 def with_feedback(space: Space, query: Query, first: np.ndarray, visible: np.ndarray, settings: RankSettings):
