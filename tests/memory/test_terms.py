@@ -19,6 +19,7 @@ from execmem.memory.terms import Lexicon, index_words, query_terms, states_numbe
         ("his", "his"),
         ("sing", "sing"),
         ("red", "red"),
+        ("speed", "speed"),
     ],
 )
 def test_stem_strips_only_common_suffixes_of_long_enough_words(word, expected):

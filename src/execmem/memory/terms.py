@@ -43,12 +43,13 @@ def tokens(text: str) -> list[str]:
 
 def stem(word: str) -> str:
     """A light suffix stripper, so that *lights*, *lighting* and *light* meet: plural -s/-es/-ies,
-    -ing and -ed go when a stem of at least 3 letters stays. Names and short words stay whole."""
+    -ing and -ed (not -eed, as in *speed*) go when a stem of at least 3 letters stays. Short words
+    stay whole."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
-    if len(word) > 4 and word.endswith("ed"):
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
