@@ -12,16 +12,20 @@ Score of a statement ``u`` for a query (each part scaled to [0, 1]):
 * ``has_number``: 1 when the statement states a number (clock times aside): a statement of a
   setting usually says its value.
 
+Without vectors, a statement that shares no word with the query scores 0 (priors alone never
+make a hit).
+
 Feedback (pseudo-relevance, once): the best ``anchors`` statements are taken as relevant; their
 lexicon words join the query at weight ``feedback / rank`` and the query vector moves toward
 their mean vector by ``rocchio``. Then everything is scored again.
 
 Items: the best statement not yet used *anchors* an item; the other statements of the top
 ``pool`` join it when ``score(u) / best score + group_dense * cos(u, anchor) + group_lexicon *
-jaccard(lexicon words)`` reaches ``group_threshold`` and the item stays within ``item_tokens``
-(4 characters a token); with ``replies`` > 0, the statements said right after the anchor join
-first. An item is one subject's statements, in time order, so a reader sees how a preference
-changed and which statement is the latest.
+jaccard(lexicon words)`` reaches ``group_threshold``, its similarity part alone reaches
+``group_similarity``, and the item stays within ``item_tokens`` (4 characters a token); with
+``replies`` > 0, the statements said right after the anchor join first. An item is one
+subject's statements, in time order, so a reader sees how a preference changed and which
+statement is the latest.
 """
 
 from __future__ import annotations
