@@ -67,14 +67,19 @@ def test_environment_errors(error, fragment):
         assert_one_line_error(result, fragment)
 
 
-@pytest.mark.parametrize("args", [["vehicle", "gold"], ["vehicle", "lint", "--json"]])
-def test_closed_pipe_exits_quietly(args):
+# `gold` writes far more than a pipe holds, so it must meet the closed pipe; `lint --json` writes about
+# 3 kB, which may all fit in the pipe before the reader leaves: then finishing normally is quiet too.
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [(["vehicle", "gold"], {EXIT_PIPE_CLOSED}), (["vehicle", "lint", "--json"], {0, EXIT_PIPE_CLOSED})],
+)
+def test_closed_pipe_exits_quietly(args, codes):
     process = execmem(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith(b"{")
     process.stdout.close()  # like `| head -1`
     stderr = process.stderr.read()
     process.wait(timeout=60)
-    assert stderr == b"" and process.returncode == EXIT_PIPE_CLOSED
+    assert stderr == b"" and process.returncode in codes
 
 
 def test_no_arguments_shows_help():

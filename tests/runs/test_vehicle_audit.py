@@ -190,6 +190,7 @@ def test_audit_json_schema(release, tmp_path):
         "questions",
     ]
     metric_keys = {f"{m}@{k}" for m in KEYS for k in (1, 3)}
+    metric_keys |= {f"{m}@{b}" for m in ("budget_recall", "budget_tokens") for b in (250, 1000)}
     blocks = [report["overall"], *report["by_reasoning_type"].values()]
     assert list(report["by_reasoning_type"]) == ["preference_conflict", "state_shift"]
     for block in blocks:

@@ -26,7 +26,13 @@ from execmem.cli.vehicle import app
 from execmem.cli.vehicle_run import parse_scenarios
 from execmem.core.protocols import MemorySystem
 from execmem.memory import MemoryRegistryError, MissingExtraError, memory_factory
-from execmem.runs.vehicle.audit import AUDIT_FILE, AuditConfig, open_audit_memory, run_audit
+from execmem.runs.vehicle.audit import (
+    AUDIT_FILE,
+    DEFAULT_BUDGETS,
+    AuditConfig,
+    open_audit_memory,
+    run_audit,
+)
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.evidence import EVENT_WINDOW_MINUTES, EvidenceError
 from execmem.suites.vehicle.release import DataNotFound
@@ -52,6 +58,9 @@ ORACLE_NOTE = (
 def audit(
     memory: Annotated[str, typer.Option(help="A registered memory system: bm25, dense, hybrid, ...")],
     top_k: Annotated[str, typer.Option(help="The Ks to score, e.g. 1,3,5,10.")] = "1,3,5,10",
+    budget_tokens: Annotated[
+        str, typer.Option(help="Token budgets for evidence recall within a budget, e.g. 250,1000.")
+    ] = ",".join(map(str, DEFAULT_BUDGETS)),
     scenarios: Annotated[str, typer.Option(help="Scenarios, e.g. 1-50 or 1,3,7-9.")] = "1-50",
     out: Annotated[Path | None, typer.Option(help=f"Write {AUDIT_FILE} (and the memory state) here.")] = None,
     data: DataOption = None,
@@ -77,6 +86,7 @@ def audit(
             windowing=window.value if window else None,
             window_lines=window_lines,
             top_k=parse_ks(top_k),
+            budget_tokens=parse_budgets(budget_tokens),
             scenarios=chosen,
             event_minutes=event_minutes,
             data_dir=data,
@@ -86,7 +96,7 @@ def audit(
         report = _audit_with_progress(config, out, system, quiet)
     except _ERRORS as exc:
         fail(str(exc))
-    print_audit(report, config.top_k, time.perf_counter() - started)
+    print_audit(report, config.top_k, time.perf_counter() - started, config.budget_tokens)
     if out is not None:
         _stderr.print(f"wrote {out / AUDIT_FILE}")
 
@@ -100,13 +110,22 @@ def _audit_with_progress(
         return run_audit(config, out, memory, on_scenario=lambda _n: progress.advance(task))
 
 
+def parse_budgets(text: str) -> list[int]:
+    """``250,1000`` -> [250, 1000]; a bad list is reported against ``--budget-tokens``."""
+    try:
+        return parse_ks(text)
+    except typer.BadParameter as exc:
+        raise typer.BadParameter(exc.message.replace("K", "budget"), param_hint="--budget-tokens") from None
+
+
 def headline_k(ks: list[int]) -> int:
     """The K the per-type table shows: 5 when scored, else the largest."""
     return 5 if 5 in ks else max(ks)
 
 
-def print_audit(report: dict[str, Any], ks: list[int], seconds: float) -> None:
-    """Overall numbers per K, then each reasoning type at the headline K."""
+def print_audit(report: dict[str, Any], ks: list[int], seconds: float, budgets: list[int] = ()) -> None:
+    """Overall numbers per K, recall within each token budget, then each reasoning type at the
+    headline K beside its budget recalls (query only: the oracle's are in audit.json)."""
     overall = report["overall"]
     table = Table(
         title=Text(f"{report['config']['memory']}: retrieval audit, overall"),
@@ -118,15 +137,18 @@ def print_audit(report: dict[str, Any], ks: list[int], seconds: float) -> None:
     for k in ks:
         table.add_row(str(k), *(_pair(overall, f"{metric}@{k}") for metric in METRICS))
     Console().print(table)
+    if budgets:
+        Console().print(budget_table(overall, budgets))
     k = headline_k(ks)
     by_type = Table(title=f"by reasoning type @{k}", caption=ORACLE_NOTE, caption_justify="left")
-    for column in ("reasoning type", "evidence recall", "value coverage", "noise", "MemToken"):
-        if column == "reasoning type":
-            by_type.add_column(column, no_wrap=True)
-        else:
-            by_type.add_column(column, justify="right")
+    by_type.add_column("reasoning type", no_wrap=True)
+    for column in ("evidence recall", "value coverage", "noise", "MemToken"):
+        by_type.add_column(column, justify="right")
+    for budget in budgets:
+        by_type.add_column(f"recall ≤{budget} tok", justify="right")
     for name, block in report["by_reasoning_type"].items():
-        by_type.add_row(name, *(_pair(block, f"{metric}@{k}") for metric in METRICS))
+        cells = [_pair(block, f"{metric}@{k}") for metric in METRICS]
+        by_type.add_row(name, *cells, *(_number(block[f"budget_recall@{b}"]) for b in budgets))
     Console().print(by_type)
     latency = report["latency_ms"]
     _stderr.print(
@@ -134,6 +156,20 @@ def print_audit(report: dict[str, Any], ks: list[int], seconds: float) -> None:
         f"({report['unplaced_events']} unplaced); ingest {report['ingest_s']:.1f} s; "
         f"search p50 {latency['p50']} ms, p95 {latency['p95']} ms; total {seconds:.1f} s"
     )
+
+
+def budget_table(overall: dict[str, Any], budgets: list[int]) -> Table:
+    """Evidence recall of the items that fit in each token budget, and the tokens they hold."""
+    table = Table(title="evidence recall within a token budget (items in rank order while they fit)")
+    for column in ("budget", "evidence recall", "tokens used"):
+        table.add_column(column, justify="right")
+    for budget in budgets:
+        table.add_row(
+            str(budget),
+            _pair(overall, f"budget_recall@{budget}"),
+            _pair(overall, f"budget_tokens@{budget}"),
+        )
+    return table
 
 
 def _pair(block: dict[str, Any], key: str) -> str:

@@ -31,14 +31,13 @@ def check_path(value: Any) -> str:
     return text
 
 
-class StoreConfig(BaseModel):
-    """Where a system keeps its state and how it cuts messages into units."""
+class FileConfig(BaseModel):
+    """Where a system keeps its state: the run's SQLite file and its tables' prefix."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str = Field(default=IN_MEMORY, description="the run's SQLite file (absolute), or ':memory:'")
     collection: str = Field(description="table-name prefix inside the file")
-    windowing: WindowingConfig = WindowingConfig()
 
     @field_validator("path", mode="before")
     @classmethod
@@ -49,6 +48,12 @@ class StoreConfig(BaseModel):
     @classmethod
     def _table_name(cls, value: str) -> str:
         return check_name(value)
+
+
+class StoreConfig(FileConfig):
+    """Where a system keeps its state and how it cuts messages into units."""
+
+    windowing: WindowingConfig = WindowingConfig()
 
     @field_validator("windowing", mode="before")
     @classmethod

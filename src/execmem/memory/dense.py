@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from execmem.memory.base import StoreConfig, UnitMemory, check_path
 from execmem.memory.embedders import Embedder, EmbedderConfig, MiniLMConfig, make_embedder
@@ -66,11 +66,10 @@ def cosine(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return (matrix @ vector) / np.where(norms == 0, 1.0, norms)
 
 
-class DenseConfig(StoreConfig):
-    collection: str = Field(default="dense", description="table-name prefix inside the file")
-    embedder: EmbedderConfig | None = Field(
-        default=None, description="'minilm' (the default), 'hashing', or a dict with 'kind'"
-    )
+class EmbeddingOptions(BaseModel):
+    """The embedding settings systems with vectors share: ``embedder`` (declared by each system,
+    a kind name standing for ``{"kind": name}``) and ``cache_path``."""
+
     cache_path: str | None = Field(default=None, description="shared embedding cache file (absolute)")
 
     @field_validator("cache_path", mode="before")
@@ -78,10 +77,17 @@ class DenseConfig(StoreConfig):
     def _absolute_cache(cls, value: Any) -> str | None:
         return None if value is None else check_path(value)
 
-    @field_validator("embedder", mode="before")
+    @field_validator("embedder", mode="before", check_fields=False)
     @classmethod
     def _kind_shorthand(cls, value: Any) -> Any:
-        return {"kind": value} if isinstance(value, str) else value
+        return {"kind": value} if isinstance(value, str) and value != "none" else value
+
+
+class DenseConfig(StoreConfig, EmbeddingOptions):
+    collection: str = Field(default="dense", description="table-name prefix inside the file")
+    embedder: EmbedderConfig | None = Field(
+        default=None, description="'minilm' (the default), 'hashing', or a dict with 'kind'"
+    )
 
 
 C = TypeVar("C", bound=DenseConfig)

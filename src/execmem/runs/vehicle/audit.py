@@ -47,9 +47,10 @@ from execmem.suites.vehicle.evidence import (
     split_events,
 )
 from execmem.suites.vehicle.release import MANIFEST, resolve_data_dir
-from execmem.suites.vehicle.retrieval import Evidence, make_evidence, score, value_share
+from execmem.suites.vehicle.retrieval import Evidence, make_evidence, score, score_budgets, value_share
 
 AUDIT_FILE = "audit.json"
+DEFAULT_BUDGETS = (250, 1000)
 STATE_FILE = "memory.sqlite"
 
 
@@ -63,6 +64,9 @@ class AuditConfig(BaseModel):
     )
     window_lines: int = Field(8, ge=1, description="lines per unit with windowing 'window'")
     top_k: list[int] = Field(default_factory=lambda: [1, 3, 5, 10])
+    budget_tokens: list[int] = Field(
+        default_factory=lambda: list(DEFAULT_BUDGETS), description="token budgets for budget recall"
+    )
     scenarios: list[int] = Field(default_factory=lambda: list(SCENARIOS))
     event_minutes: int = Field(EVENT_WINDOW_MINUTES, ge=0, description="evidence window after an event")
     space: str = "audit"
@@ -73,6 +77,13 @@ class AuditConfig(BaseModel):
     def _ks(cls, value: list[int]) -> list[int]:
         if not value or min(value) < 1:
             raise ValueError("top_k needs at least one K, each at least 1")
+        return sorted(set(value))
+
+    @field_validator("budget_tokens")
+    @classmethod
+    def _budgets(cls, value: list[int]) -> list[int]:
+        if min(value, default=1) < 1:
+            raise ValueError("budget_tokens: each budget must be at least 1 token")
         return sorted(set(value))
 
     def system_options(self) -> dict[str, Any]:
@@ -163,7 +174,8 @@ def audit_scenario(
         items = memory.search(question.query, user_id, max(config.top_k))
         tally.latencies_ms.append((time.perf_counter() - started) * 1000)
         oracle = memory.search(oracle_query(question), user_id, max(config.top_k))
-        tally.records.append(question_record(question, placed, evidence, items, oracle, config.top_k))
+        record = question_record(question, placed, evidence, items, oracle, config.top_k)
+        tally.records.append(with_budgets(record, evidence, items, oracle, config.budget_tokens))
         tally.events += len(placed)
         tally.unplaced += sum(not p.placed for p in placed)
 
@@ -196,6 +208,19 @@ def question_record(
     }
 
 
+def with_budgets(
+    record: dict[str, Any],
+    evidence: Evidence,
+    items: Sequence[MemoryItem],
+    oracle: Sequence[MemoryItem],
+    budgets: Sequence[int],
+) -> dict[str, Any]:
+    """The record with ``budget_recall@B`` and ``budget_tokens@B`` added, for the query and the oracle."""
+    record.update(score_budgets(items, evidence, budgets))
+    record["oracle"].update(score_budgets(oracle, evidence, budgets))
+    return record
+
+
 def item_record(item: MemoryItem) -> dict[str, Any]:
     ident = item.metadata.get("unit_id", item.metadata.get("id"))
     return {
@@ -209,7 +234,7 @@ def item_record(item: MemoryItem) -> dict[str, Any]:
 def build_report(config: AuditConfig, memory: MemorySystem, data_dir: Path, tally: Tally) -> dict[str, Any]:
     """audit.json: aggregates, placement, latency, ingest time, config, and every question."""
     return {
-        **aggregate(tally.records, config.top_k),
+        **aggregate(tally.records, config.top_k, config.budget_tokens),
         "unplaced_events": tally.unplaced,
         "latency_ms": percentiles(tally.latencies_ms),
         "ingest_s": round(tally.ingest_s, 3),
@@ -218,6 +243,7 @@ def build_report(config: AuditConfig, memory: MemorySystem, data_dir: Path, tall
             "system": memory.describe(),
             "windowing": memory.describe().get("windowing"),
             "top_k": config.top_k,
+            "budget_tokens": config.budget_tokens,
             "scenarios": config.scenarios,
             "user_space": f"{config.space}-<scenario>",
             "event_window_minutes": config.event_minutes,

@@ -7,11 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from execmem.suites.vehicle.dataset import REASONING_TYPES
-from execmem.suites.vehicle.retrieval import METRICS
+from execmem.suites.vehicle.retrieval import BUDGET_METRICS, METRICS
 
 
-def metric_keys(ks: Sequence[int]) -> list[str]:
-    return [f"{metric}@{k}" for metric in METRICS for k in ks]
+def metric_keys(ks: Sequence[int], budgets: Sequence[int] = ()) -> list[str]:
+    """``metric@K`` for every metric and K, then ``budget_metric@B`` for every token budget."""
+    return [f"{metric}@{k}" for metric in METRICS for k in ks] + budget_keys(budgets)
+
+
+def budget_keys(budgets: Sequence[int]) -> list[str]:
+    return [f"{metric}@{budget}" for metric in BUDGET_METRICS for budget in budgets]
 
 
 def mean_of(records: Sequence[dict[str, Any]], key: str) -> float | None:
@@ -20,9 +25,11 @@ def mean_of(records: Sequence[dict[str, Any]], key: str) -> float | None:
     return round(statistics.fmean(values), 4) if values else None
 
 
-def block(records: Sequence[dict[str, Any]], ks: Sequence[int]) -> dict[str, Any]:
-    """Every ``metric@K`` for the question queries, and the same under ``oracle``."""
-    keys = metric_keys(ks)
+def block(
+    records: Sequence[dict[str, Any]], ks: Sequence[int], budgets: Sequence[int] = ()
+) -> dict[str, Any]:
+    """Every ``metric@K`` (and ``budget_metric@B``) for the question queries, the same under ``oracle``."""
+    keys = metric_keys(ks, budgets)
     oracle = [r["oracle"] for r in records]
     return {
         **{key: mean_of(records, key) for key in keys},
@@ -30,12 +37,14 @@ def block(records: Sequence[dict[str, Any]], ks: Sequence[int]) -> dict[str, Any
     }
 
 
-def aggregate(records: Sequence[dict[str, Any]], ks: Sequence[int]) -> dict[str, Any]:
+def aggregate(
+    records: Sequence[dict[str, Any]], ks: Sequence[int], budgets: Sequence[int] = ()
+) -> dict[str, Any]:
     """``overall`` and ``by_reasoning_type`` (known types first, in the release's order)."""
     present = {r["reasoning_type"] for r in records}
     types = [t for t in REASONING_TYPES if t in present] + sorted(present - set(REASONING_TYPES))
-    by_type = {t: block([r for r in records if r["reasoning_type"] == t], ks) for t in types}
-    return {"overall": block(records, ks), "by_reasoning_type": by_type}
+    by_type = {t: block([r for r in records if r["reasoning_type"] == t], ks, budgets) for t in types}
+    return {"overall": block(records, ks, budgets), "by_reasoning_type": by_type}
 
 
 def percentiles(values_ms: Sequence[float]) -> dict[str, float | None]:

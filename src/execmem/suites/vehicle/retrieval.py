@@ -25,6 +25,7 @@ from execmem.suites.vehicle.evidence import PlacedEvent, Value, value_pattern
 QUOTE_SHARE = 0.8
 MIN_QUOTE_WORDS = 3
 METRICS = ("evidence_recall", "value_coverage", "noise", "memtoken")
+BUDGET_METRICS = ("budget_recall", "budget_tokens")
 _WORD = re.compile(r"\w+")
 # Line stamps that execmem's memory text carries; their digits are not values ("15" in 2025-04-15).
 _STAMP = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\]")
@@ -135,3 +136,37 @@ def value_share(values: Sequence[Value], text: str) -> float | None:
 
 def _share(part: float, whole: float) -> float | None:
     return part / whole if whole else None
+
+
+# ------------------------------------------------------------------ token budgets
+
+
+def score_budgets(
+    items: Sequence[MemoryItem], evidence: Evidence, budgets: Sequence[int]
+) -> dict[str, float | None]:
+    """Evidence recall within a token budget, for each budget B.
+
+    The items are taken in rank order while their running total of tokens stays within B; the
+    first item that would go over B ends the list (it does not count, not even in part, and no
+    later, smaller item is taken in its place). ``budget_recall@B`` is the share of gold events
+    those items hit, ``budget_tokens@B`` the tokens they hold. Only the items the search returned
+    are considered, so a budget larger than the largest K's items is not filled.
+    """
+    judged = [judge(item, evidence) for item in items]
+    result: dict[str, float | None] = {}
+    for budget in budgets:
+        taken = within_budget([j.tokens for j in judged], budget)
+        hit = frozenset().union(*(j.events for j in judged[:taken]))
+        result[f"budget_recall@{budget}"] = _share(len(hit), len(evidence.events))
+        result[f"budget_tokens@{budget}"] = sum(j.tokens for j in judged[:taken])
+    return result
+
+
+def within_budget(sizes: Sequence[int], budget: int) -> int:
+    """How many leading sizes fit in ``budget`` together."""
+    total = 0
+    for count, size in enumerate(sizes):
+        total += size
+        if total > budget:
+            return count
+    return len(sizes)

@@ -23,6 +23,7 @@ from execmem.core.files import read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
 from execmem.memory import accepted_settings, create_memory, memory_factory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
+from execmem.suites.vehicle.lexicon import car_lexicon
 
 DEFAULT_WINDOWING = "hour"
 MAX_TOP_K = 20
@@ -36,12 +37,13 @@ def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySyste
     """The registered system ``name``, with ``options``; unknown names and missing extras raise the
     registry's own errors, a system that refuses its options raises MemorySetupError.
 
-    Two settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
-    state) and ``windowing`` (``DEFAULT_WINDOWING``), each only to a system that declares it takes
-    it (``accepts``, see ``memory.registry``). Adapters with their own storage and plugins that
-    declare nothing are built with the user's options alone.
+    Three settings are *offered* unless ``options`` gives them: ``path`` (the SQLite file for the
+    state), ``windowing`` (``DEFAULT_WINDOWING``) and ``lexicon`` (the car's tool vocabulary, for
+    systems that take domain terms), each only to a system that declares it takes it (``accepts``,
+    see ``memory.registry``). Adapters with their own storage and plugins that declare nothing are
+    built with the user's options alone.
     """
-    offered = {"path": path, "windowing": DEFAULT_WINDOWING}
+    offered = {"path": path, "windowing": DEFAULT_WINDOWING, "lexicon": list(car_lexicon())}
     taken = accepted_settings(memory_factory(name))
     config = {key: value for key, value in offered.items() if key in taken} | dict(options)
     try:
