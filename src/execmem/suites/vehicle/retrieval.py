@@ -33,8 +33,10 @@ METRICS = ("evidence_recall", "value_coverage", "noise", "memtoken")
 EVENT_METRICS = ("all_events_recall", "latest_event_recall", "stale")
 BUDGET_METRICS = ("budget_recall", "budget_tokens")
 _WORD = re.compile(r"\w+")
-# Line stamps that execmem's memory text carries; their digits are not values ("15" in 2025-04-15).
-_STAMP = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\]")
+# Stamps that memory text carries; their digits are not values ("15" in 2025-04-15): history line
+# stamps, the time spans search results are led by, and the gold memory's "[April 15, 2025]".
+_TIME = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?"
+_STAMP = re.compile(rf"\[{_TIME}(?: - {_TIME})?\]|\[[A-Za-z]+ \d{{1,2}}, \d{{4}}\]")
 
 
 def words(text: str) -> frozenset[str]:
@@ -170,9 +172,19 @@ def event_scores(hit: frozenset[int], evidence: Evidence) -> dict[str, float | N
 
 
 def value_share(values: Sequence[Value], text: str) -> float | None:
-    """The share of ``values`` present in ``text`` (line stamps ignored); None without values."""
-    text = _STAMP.sub(" ", text)
-    return _share(sum(bool(value_pattern(v).search(text)) for v in values), len(values))
+    """The share of ``values`` present in ``text`` (stamps ignored); None without values."""
+    return _share(len(values_present(values, text)), len(values))
+
+
+def values_present(values: Sequence[Value], text: str) -> list[Value]:
+    """The ``values`` that occur in ``text`` (see ``evidence.value_pattern``), stamps ignored."""
+    text = without_stamps(text)
+    return [v for v in values if value_pattern(v).search(text)]
+
+
+def without_stamps(text: str) -> str:
+    """``text`` with its time stamps and event dates blanked out."""
+    return _STAMP.sub(" ", text)
 
 
 def _share(part: float, whole: float) -> float | None:
