@@ -7,14 +7,17 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
+from execmem.runs.vehicle.diagnose import diagnose
 from execmem.suites.vehicle.calls import ToolCall, parse_call_string
 from execmem.suites.vehicle.dataset import Question
+from execmem.suites.vehicle.evidence import memory_values
 from execmem.suites.vehicle.world import initial_module_flat
 from execmem.testing.fake_server import FakeServer
-from execmem.testing.vehicle_reader import NOTHING_TO_DO, ReaderPolicy, memory_values, read_calls
+from execmem.testing.vehicle_reader import NOTHING_TO_DO, ReaderPolicy, read_calls
 from tests.cli.conftest import invoke
 from tests.conftest import REPO
 from tests.runs.conftest import questions, run_vehicle  # noqa: F401 - questions: a fixture
@@ -105,17 +108,22 @@ SCENARIOS = [1, 2, 3]
 
 
 @pytest.fixture(scope="module")
-def esm(tmp_path_factory, vehicle_data, questions) -> dict[str, float]:  # noqa: F811
-    """The reader over the real HTTP client path, one run per memory."""
+def reader_runs(tmp_path_factory, vehicle_data, questions) -> Path:  # noqa: F811
+    """The reader over the real HTTP client path, one run folder per memory."""
     root = tmp_path_factory.mktemp("reader")
-    found = {}
     with FakeServer(ReaderPolicy(questions)) as server:
-        for memory in ("none", "bm25", "gold", "full-history"):
-            metrics = run_vehicle(
-                root / memory, server.base_url, vehicle_data, memory=memory, scenarios=SCENARIOS
-            )
-            found[memory] = metrics["overall"]["exact_match"]
-    return found
+        for memory in MEMORIES:
+            run_vehicle(root / memory, server.base_url, vehicle_data, memory=memory, scenarios=SCENARIOS)
+    return root
+
+
+MEMORIES = ("none", "bm25", "gold", "full-history")
+
+
+@pytest.fixture(scope="module")
+def esm(reader_runs) -> dict[str, float]:
+    metrics = {m: json.loads((reader_runs / m / "metrics.json").read_text()) for m in MEMORIES}
+    return {memory: found["overall"]["exact_match"] for memory, found in metrics.items()}
 
 
 def test_offline_runs_order_none_below_bm25_below_gold(esm):
@@ -124,6 +132,22 @@ def test_offline_runs_order_none_below_bm25_below_gold(esm):
 
 def test_full_history_within_the_context_limit_scores_at_least_bm25(esm):
     assert esm["full-history"] >= esm["bm25"]
+
+
+def test_diagnosis_of_reader_runs_blames_the_memory_link_each_memory_breaks(reader_runs):
+    labels = {}
+    for memory in MEMORIES:
+        report = diagnose(reader_runs / memory)
+        episodes = [
+            json.loads(line) for line in (reader_runs / memory / "episodes.jsonl").read_text().splitlines()
+        ]
+        assert report.overall.failures == sum(not e["exact_match"] for e in episodes)
+        labels[memory] = {label for label, count in report.overall.counts.items() if count}
+    # The reader never misuses what it is shown: what breaks is what memory held or returned.
+    assert labels["none"] <= {"no_action", "not_stored"} and "not_stored" in labels["none"]
+    assert "not_retrieved" in labels["bm25"] and "not_stored" not in labels["bm25"]  # bm25 keeps every line
+    assert not {"not_stored", "not_retrieved", "retrieved_not_used"} & labels["gold"]
+    assert all("retrieved_not_used" not in found for found in labels.values())
 
 
 def test_the_reader_serves_from_the_command_line(vehicle_data, tmp_path):

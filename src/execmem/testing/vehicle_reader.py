@@ -35,11 +35,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from execmem.agents.vehicle.transcript import shown_memory
 from execmem.suites.vehicle.calls import ToolCall
 from execmem.suites.vehicle.dataset import Question, load_questions
 from execmem.suites.vehicle.diff import values_equal
 from execmem.suites.vehicle.environment import LIST_TOOLS
-from execmem.suites.vehicle.evidence import Value, gold_values, value_present
+from execmem.suites.vehicle.evidence import Value, memory_values
 from execmem.suites.vehicle.execution import MISSING, changed_paths, run_calls
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.retrieval import values_present
@@ -48,32 +49,9 @@ from execmem.testing.fake_policies import Reply, ToolCallSpec
 from execmem.testing.vehicle_oracle import request_query
 
 SEARCH_TOOLS = ("search_memory", "memory_search")  # protocol B, then key-value
-MEMORY_TOOLS = frozenset({*SEARCH_TOOLS, "memory_list"})
 BUILD_ANSWER = "No in-car preferences were mentioned."
 UNKNOWN = "I do not know this request."
 NOTHING_TO_DO = "I do not know their preference, so I changed nothing."
-
-
-def memory_values(question: Question) -> tuple[Value, ...]:
-    """The gold values the request text does not state: what memory must supply."""
-    return tuple(v for v in gold_values(question) if not value_present(v, question.query))
-
-
-def shown_memory(body: dict[str, Any]) -> str:
-    """Every memory text the request carries: the prompt's ``<memory>`` block and the results of
-    memory tools called so far."""
-    parts = []
-    memory_calls: set[str] = set()
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if message.get("role") == "user" and isinstance(content, str) and "<memory>" in content:
-            parts.append(content.split("<memory>", 1)[1].rsplit("</memory>", 1)[0])
-        for call in message.get("tool_calls") or []:
-            if call.get("function", {}).get("name") in MEMORY_TOOLS:
-                memory_calls.add(call.get("id"))
-        if message.get("role") == "tool" and message.get("tool_call_id") in memory_calls:
-            parts.append(str(content))
-    return "\n".join(parts)
 
 
 def search_call(body: dict[str, Any], query: str) -> ToolCallSpec | None:
@@ -154,7 +132,7 @@ class ReaderPolicy:
         listings, the calls."""
         search = search_call(body, question.query)
         steps = [[search]] if search else []
-        calls = read_calls(question, shown_memory(body))
+        calls = read_calls(question, shown_memory(body.get("messages", [])))
         if not calls:
             return steps
         modules = dict.fromkeys(TOOLS[c.name].module for c in calls if c.name in TOOLS)
