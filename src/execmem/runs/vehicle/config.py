@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.llm.config import ModelConfig
 from execmem.runs.identity import measured_model
+from execmem.runs.prices import Price, PriceTable
 
 
 class VehicleRunConfig(BaseModel):
@@ -26,11 +27,21 @@ class VehicleRunConfig(BaseModel):
     tokenizer: str = "auto"
     data_dir: Path | None = None
     cache_dir: Path | None = None
+    # Repeated trials of every question (runs.vehicle.trials); not part of the identity, so a
+    # larger --trials on a finished run adds trials.
+    trials: int = Field(1, ge=1)
+    # Prices per million tokens by model ("*": any), for the cost in metrics.json (runs.prices);
+    # not part of the identity: what a run costs does not change what it measures.
+    prices: dict[str, Price] | None = None
+
+    def price(self) -> Price | None:
+        """The price of this run's model, if prices were given."""
+        return PriceTable(self.prices).price_for(self.model.model) if self.prices else None
 
     def identity(self) -> dict[str, Any]:
         """The fields that define what the run measures (compared on resume); the tokenizer only
         where it cuts the prompt (full-history)."""
-        data = self.model_dump(mode="json", exclude={"data_dir", "cache_dir"})
+        data = self.model_dump(mode="json", exclude={"data_dir", "cache_dir", "trials", "prices"})
         data["model"] = measured_model(data["model"])
         if self.memory != "full-history":
             data.pop("tokenizer")

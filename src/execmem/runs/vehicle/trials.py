@@ -9,8 +9,19 @@ sends no seed, as runs did before trials existed. See docs/runs.md.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+from execmem.suites.vehicle.dataset import Question
 
 _TRIAL = re.compile(r"^(?P<question>.+)~t(?P<trial>[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One episode of a run: a question in one trial (from 1)."""
+
+    question: Question
+    number: int
 
 
 def episode_id(question_id: str, trial: int) -> str:
