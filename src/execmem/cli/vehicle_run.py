@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -34,10 +35,15 @@ from execmem.core.text import slug
 from execmem.llm.config import ModelConfig
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.prices import PriceTable
-from execmem.runs.vehicle.conditions import PROTOCOL_A, ConditionError, check_condition
+from execmem.runs.vehicle.conditions import BUILT, PROTOCOL_A, ConditionError, check_condition
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
+
+
+class MemoryStyle(StrEnum):
+    execmem = "execmem"
+    release = "release"
 
 
 def parse_scenarios(text: str) -> list[int]:
@@ -101,6 +107,10 @@ def run(
     window_lines: WindowLinesOption = 8,
     memory_option: MemoryOptionsOption = None,
     top_k: Annotated[int, typer.Option(min=1, help="Memory systems: default top_k of search_memory.")] = 5,
+    memory_style: Annotated[
+        MemoryStyle,
+        typer.Option(help="summary, key-value: execmem's prompts, or the release's method (paper numbers)."),
+    ] = MemoryStyle.execmem,
     max_output_tokens: MaxOutputOption = None,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
@@ -130,6 +140,7 @@ def run(
         model=model_config,
         memory=memory,
         memory_options=_memory_options(memory, window, window_lines, memory_option),
+        memory_style=_style(memory, memory_style),
         top_k=top_k,
         scenarios=parse_scenarios(scenarios),
         max_steps=max_steps,
@@ -162,6 +173,14 @@ def run(
     for line in endpoint_warnings(metrics):
         say(f"warning: {line}", style="yellow", prefix_only=True)
     check_complete(episodes, folder / "infra_errors.jsonl")
+
+
+def _style(memory: str, style: MemoryStyle) -> str:
+    if style is not MemoryStyle.execmem and memory not in BUILT:
+        raise typer.BadParameter(
+            f"applies to summary and key-value, not {memory!r}", param_hint="--memory-style"
+        )
+    return style.value
 
 
 def _price_dict(table: PriceTable | None) -> dict | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,9 @@ class VehicleRunConfig(BaseModel):
     model: ModelConfig
     memory: str = "none"
     memory_options: dict[str, Any] = Field(default_factory=dict)
+    # How summary and key-value memories are built: execmem's prompts, or the VehicleMemBench
+    # release's method (docs/runs.md); part of the identity only when it is not the default.
+    memory_style: Literal["execmem", "release"] = "execmem"
     scenarios: list[int] = Field(default_factory=lambda: list(range(1, 51)))
     max_steps: int = Field(10, ge=1)
     context_tokens: int = Field(100_000, ge=1)
@@ -45,4 +48,6 @@ class VehicleRunConfig(BaseModel):
         data["model"] = measured_model(data["model"])
         if self.memory != "full-history":
             data.pop("tokenizer")
+        if self.memory_style == "execmem":  # runs made before styles existed keep their identity
+            data.pop("memory_style")
         return data
