@@ -16,16 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.files import DamagedFileError, read_json_document
-from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem, unresolved_infra_errors
+from execmem.runs.episode_log import RunFolderError, checked_lines, unresolved_infra_errors
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.prices import Price, PriceTable, token_costs
 from execmem.runs.vehicle.paired import noise_floor, paired_against, rates, trial_esms
-from execmem.runs.vehicle.store import CONFIG_FILE, EPISODE_SCHEMA
+from execmem.runs.vehicle.store import EPISODE_SCHEMA, read_config
 from execmem.runs.vehicle.trials import split_episode_id
 from execmem.suites.vehicle.aggregate import summarize
-
-_CONFIG_SCHEMA = {"identity.model.model": str, "identity.memory": str, "identity.scenarios": list}
 
 
 @dataclass(frozen=True)
@@ -66,20 +64,14 @@ class RunSummary:
 
 def load_run(folder: Path) -> RunSummary:
     """Read a vehicle run folder; CompareError naming the file (and line) when it cannot be read."""
-    path = folder / CONFIG_FILE
-    if not path.is_file():
-        raise CompareError(f"{folder} is not a vehicle run folder: {CONFIG_FILE} is missing")
+    config = read_config(folder)
     try:
-        config = read_json_document(path)
         episodes = {e["id"]: e for e in checked_lines(folder / "episodes.jsonl", EPISODE_SCHEMA)}
         infra = unresolved_infra_errors(folder, episodes)
         metrics_path = folder / "metrics.json"
         metrics = read_json_document(metrics_path) if metrics_path.is_file() else {}
     except (DamagedFileError, RunFolderError) as exc:
         raise CompareError(str(exc)) from None
-    problem = schema_problem(config, _CONFIG_SCHEMA) if isinstance(config, dict) else "not an object"
-    if problem:
-        raise CompareError(f"{path}: not a vehicle run config ({problem})")
     identity = config["identity"]
     metrics = metrics if isinstance(metrics, dict) else {}
     expected = metrics.get("episodes", {}).get("expected")

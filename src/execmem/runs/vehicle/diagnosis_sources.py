@@ -16,13 +16,12 @@ from typing import Any
 
 from execmem.agents.vehicle.transcript import MEMORY_REFERENCE
 from execmem.core.files import DamagedFileError, complete_records, read_json_document
-from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem, unresolved_infra_errors
+from execmem.runs.episode_log import RunFolderError, checked_lines, unresolved_infra_errors
 from execmem.runs.identity import CompareError
-from execmem.runs.vehicle.store import CONFIG_FILE
+from execmem.runs.vehicle.store import read_config
 from execmem.runs.vehicle.trials import split_episode_id
 from execmem.suites.vehicle.release import resolve_data_dir
 
-_CONFIG = {"identity.model.model": str, "identity.memory": str, "identity.scenarios": list}
 _EPISODE = {"id": str, "scenario": int, "index": int, "exact_match": (bool, int, float)}
 
 
@@ -86,14 +85,8 @@ def _order(record: dict[str, Any]) -> tuple[int, int, int]:
 
 def read_run(folder: Path) -> RunSources:
     """The run in ``folder``; CompareError naming the file (and line) when it cannot be read."""
-    path = folder / CONFIG_FILE
-    if not path.is_file():
-        raise CompareError(f"{folder} is not a vehicle run folder: {CONFIG_FILE} is missing")
+    config = read_config(folder)
     try:
-        config = read_json_document(path)
-        problem = schema_problem(config, _CONFIG) if isinstance(config, dict) else "not an object"
-        if problem:
-            raise CompareError(f"{path}: not a vehicle run config ({problem})")
         latest = {e["id"]: e for e in checked_lines(folder / "episodes.jsonl", _EPISODE)}
         episodes, finished = list(latest.values()), set(latest)
         infra = [r for r in unresolved_infra_errors(folder, finished) if _names_question(r)]

@@ -22,7 +22,7 @@ from typing import Any
 from execmem.agents.tool_loop import run_tool_loop
 from execmem.agents.vehicle.conditions.base import MemoryCost, format_lines
 from execmem.agents.vehicle.conditions.build_cache import BuildCache, by_day
-from execmem.agents.vehicle.conditions.key_value import KeyValueMemory
+from execmem.agents.vehicle.conditions.key_value import KeyValueMemory, string_tool_schema
 from execmem.agents.vehicle.release_prompts import (
     KV_RELEASE_NO_KEYS,
     KV_RELEASE_SYSTEM,
@@ -31,24 +31,14 @@ from execmem.agents.vehicle.release_prompts import (
 )
 from execmem.core.protocols import Model
 
-
-def _schema(name: str, description: str, **params: str) -> dict[str, Any]:
-    properties = {k: {"type": "string", "description": v} for k, v in params.items()}
-    return {
-        "name": name,
-        "description": description,
-        "parameters": {"type": "object", "properties": properties, "required": list(params)},
-    }
-
-
-ADD = _schema(
+ADD = string_tool_schema(
     "memory_add",
     "Store an entry, or replace the value of a key already stored.",
     key="a key naming the person and the setting, e.g. 'Dana_ambient_light_color'",
     value="the value, short, e.g. 'blue', '44', 'on'",
 )
-REMOVE = _schema("memory_remove", "Delete the entry stored under a key.", key="the key to delete")
-SEARCH = _schema(
+REMOVE = string_tool_schema("memory_remove", "Delete the entry stored under a key.", key="the key to delete")
+SEARCH = string_tool_schema(
     "memory_search",
     "Look up the entry stored under a key, or else every entry whose key or value contains the words.",
     key="a key, or a word to look for",
