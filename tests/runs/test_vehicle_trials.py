@@ -154,3 +154,15 @@ def test_trials_share_one_connection_limit(tmp_path, vehicle_data):
     finally:
         run.store.close()
         run.cache.close()
+
+
+def test_trials_and_seed_from_the_command_line(tmp_path, questions):
+    with FakeServer(OraclePolicy(questions)) as server:
+        args = ["--model", "m", "--base-url", server.base_url, "--scenarios", "1", "--quiet"]
+        result = invoke("vehicle", "run", *args, "--out", tmp_path / "r", "--trials", "2", "--seed", "5")
+        assert result.exit_code == 0, result.output
+        assert {r.get("seed") for r in server.requests} == {5, 6}
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert config["identity"]["model"]["seed"] == 5 and "trials" not in config["identity"]
+    assert config["invocation"]["trials"] == 2
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text())["trials"]["pass_k"]["2"] == 1.0
