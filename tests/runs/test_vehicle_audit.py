@@ -175,6 +175,7 @@ def test_bm25_end_to_end_keeps_scenarios_apart(release, tmp_path):
 
 
 KEYS = {"evidence_recall", "value_coverage", "noise", "memtoken"}
+KEYS |= {"all_events_recall", "latest_event_recall", "stale"}
 
 
 def test_audit_json_schema(release, tmp_path):

@@ -314,7 +314,11 @@ def test_data_option_serves_the_vehicle_oracle(vehicle_data):
     ("args", "fragment"),
     [
         (["--data", "/no/such/folder"], "VehicleMemBench data not found in /no/such/folder"),
-        (["--data", "/tmp", "--policy", "x:y"], "cannot be combined with --policy"),
+        (["--data", "/no/such/folder", "--policy", "reader"], "VehicleMemBench data not found in /no/such"),
+        (
+            ["--data", "/tmp", "--policy", "execmem.testing.fake_server:echo"],
+            "unexpected keyword argument 'data'",
+        ),
     ],
 )
 def test_bad_data_option_is_one_line_and_exit_2(args, fragment):

@@ -20,7 +20,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # group -> its modules, in the order help lists the groups; the first module holds the group's
     # ``app``, the others add commands to it
     "vehicle": ("execmem.cli.vehicle", "execmem.cli.vehicle_run", "execmem.cli.vehicle_audit",
-                "execmem.cli.vehicle_compare"),
+                "execmem.cli.vehicle_compare", "execmem.cli.vehicle_diagnose"),
     "data": ("execmem.cli.data",),
     "coding": ("execmem.cli.coding", "execmem.cli.coding_run"),
 }  # fmt: skip

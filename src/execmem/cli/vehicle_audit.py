@@ -36,7 +36,7 @@ from execmem.runs.vehicle.audit import (
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.evidence import EVENT_WINDOW_MINUTES, EvidenceError
 from execmem.suites.vehicle.release import DataNotFound
-from execmem.suites.vehicle.retrieval import METRICS
+from execmem.suites.vehicle.retrieval import EVENT_METRICS, METRICS
 
 _ERRORS = (
     MemoryRegistryError,
@@ -150,12 +150,30 @@ def print_audit(report: dict[str, Any], ks: list[int], seconds: float, budgets: 
         cells = [_pair(block, f"{metric}@{k}") for metric in METRICS]
         by_type.add_row(name, *cells, *(_number(block[f"budget_recall@{b}"]) for b in budgets))
     Console().print(by_type)
+    Console().print(events_table(report, k))
     latency = report["latency_ms"]
     _stderr.print(
         f"{report['config']['questions']} questions, {report['config']['events']} events "
         f"({report['unplaced_events']} unplaced); ingest {report['ingest_s']:.1f} s; "
         f"search p50 {latency['p50']} ms, p95 {latency['p95']} ms; total {seconds:.1f} s"
     )
+
+
+def events_table(report: dict[str, Any], k: int) -> Table:
+    """Which events the top K hit: all of them, the latest, or an earlier one without the latest."""
+    table = Table(
+        title=f"which events @{k}: all, the latest, or stale (an earlier one without the latest)",
+        caption=ORACLE_NOTE,
+        caption_justify="left",
+    )
+    table.add_column("reasoning type", no_wrap=True)
+    for column in ("evidence recall", "all-events recall", "latest-event recall", "stale rate"):
+        table.add_column(column, justify="right")
+    blocks = [("overall", report["overall"]), *report["by_reasoning_type"].items()]
+    metrics = ("evidence_recall", *EVENT_METRICS)
+    for name, block in blocks:
+        table.add_row(name, *(_pair(block, f"{metric}@{k}") for metric in metrics))
+    return table
 
 
 def budget_table(overall: dict[str, Any], budgets: list[int]) -> Table:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -27,15 +28,22 @@ from execmem.cli.memory_options import (
     parse_memory_options,
     windowing,
 )
+from execmem.cli.price_options import PriceInOption, PriceOutOption, PricesOption, prices
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.vehicle import app
 from execmem.core.text import slug
 from execmem.llm.config import ModelConfig
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.vehicle.conditions import PROTOCOL_A, ConditionError, check_condition
+from execmem.runs.prices import PriceTable
+from execmem.runs.vehicle.conditions import BUILT, PROTOCOL_A, ConditionError, check_condition
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import DatasetError
 from execmem.suites.vehicle.release import DataNotFound
+
+
+class MemoryStyle(StrEnum):
+    execmem = "execmem"
+    release = "release"
 
 
 def parse_scenarios(text: str) -> list[int]:
@@ -84,6 +92,12 @@ def run(
         float, typer.Option(callback=finite(0, above=True), help="Seconds per request.")
     ] = 120.0,
     temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
+    trials: Annotated[
+        int, typer.Option(min=1, help="Run every question this many times (trial t sends seed SEED+t-1).")
+    ] = 1,
+    seed: Annotated[
+        int | None, typer.Option(help="Request seed of trial 1 (default: none sent; later trials 1, 2, ...).")
+    ] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Share response and memory caches here.")] = None,
     data: DataOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
@@ -93,11 +107,18 @@ def run(
     window_lines: WindowLinesOption = 8,
     memory_option: MemoryOptionsOption = None,
     top_k: Annotated[int, typer.Option(min=1, help="Memory systems: default top_k of search_memory.")] = 5,
+    memory_style: Annotated[
+        MemoryStyle,
+        typer.Option(help="summary, key-value: execmem's prompts, or the release's method (paper numbers)."),
+    ] = MemoryStyle.execmem,
     max_output_tokens: MaxOutputOption = None,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
     tokenizer: TokenizerOption = "auto",
     probe: ProbeOption = True,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
+    prices_file: PricesOption = None,
 ) -> None:
     """Run the benchmark against an endpoint; re-running the same command resumes."""
     model_config = ModelConfig(
@@ -108,6 +129,7 @@ def run(
         max_retries=max_retries,
         timeout_s=timeout,
         temperature=temperature,
+        seed=seed,
         max_tokens=max_output_tokens,
         tool_choice=tool_choice.value,
         null_content=null_content.value,
@@ -118,12 +140,15 @@ def run(
         model=model_config,
         memory=memory,
         memory_options=_memory_options(memory, window, window_lines, memory_option),
+        memory_style=_style(memory, memory_style),
         top_k=top_k,
         scenarios=parse_scenarios(scenarios),
         max_steps=max_steps,
         context_tokens=context_tokens,
         data_dir=data,
         cache_dir=cache_dir,
+        trials=trials,
+        prices=_price_dict(prices(price_in, price_out, prices_file)),
     )
     folder = out or Path("runs") / f"vehicle-{slug(memory).strip('_')}-{slug(model).strip('_')}"
     check_out_folder(folder)
@@ -141,9 +166,25 @@ def run(
         print_summary(metrics, title=title)
     else:
         say(f"{title}: nothing scored")
+    cost = metrics["cost"]
+    if cost["total"] is not None:
+        parts = (cost["memory_build"], cost["answer"], cost["total"])
+        say("cost: memory build {:,.4f} + answering {:,.4f} = {:,.4f}".format(*parts))
     for line in endpoint_warnings(metrics):
         say(f"warning: {line}", style="yellow", prefix_only=True)
     check_complete(episodes, folder / "infra_errors.jsonl")
+
+
+def _style(memory: str, style: MemoryStyle) -> str:
+    if style is not MemoryStyle.execmem and memory not in BUILT:
+        raise typer.BadParameter(
+            f"applies to summary and key-value, not {memory!r}", param_hint="--memory-style"
+        )
+    return style.value
+
+
+def _price_dict(table: PriceTable | None) -> dict | None:
+    return None if table is None else table.root
 
 
 def _memory_options(memory: str, window: Window | None, lines: int, pairs: list[str] | None) -> dict:

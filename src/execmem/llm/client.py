@@ -15,6 +15,7 @@ the API key masked before anyone can write them down.
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import logging
@@ -85,6 +86,12 @@ class OpenAIChatModel:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "openai-compatible", **self.config.describe()}
+
+    def with_seed(self, seed: int | None) -> OpenAIChatModel:
+        """This client (its connections and their limit, cache, stats) sending ``seed`` instead."""
+        twin = copy.copy(self)
+        twin.config = self.config.model_copy(update={"seed": seed})
+        return twin
 
     def request(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None

@@ -7,8 +7,9 @@ it gets the parsed request body and returns a :class:`Reply` (a chat completion)
 
 Run it in a separate process with
 ``python -m execmem.testing.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``,
-or ``--data [DIR]`` for the scripted vehicle oracle over a VehicleMemBench folder (default: as every
-command finds the release); it prints ``READY <base_url>`` once it listens (on a free port unless
+``--policy oracle`` or ``--policy reader`` for the scripted vehicle oracle or reader, with
+``--data [DIR]`` naming their VehicleMemBench folder (default: as every command finds the release;
+``--data`` alone serves the oracle); it prints ``READY <base_url>`` once it listens (on a free port unless
 ``--port`` names one) and serves until SIGTERM or Ctrl-C.
 
 ``POST /v1/embeddings`` answers without the policy: each input gets a deterministic hashed
@@ -60,6 +61,9 @@ from execmem.testing.fake_policies import (  # noqa: F401 - re-exported: the ser
 log = logging.getLogger(__name__)
 DEFAULT_POLICY = "execmem.testing.fake_server:echo"
 ORACLE_POLICY = "execmem.testing.vehicle_oracle:oracle"
+READER_POLICY = "execmem.testing.vehicle_reader:reader"
+NAMED_POLICIES = {"oracle": ORACLE_POLICY, "reader": READER_POLICY}
+"""Short names for ``--policy``: the vehicle policies, which take ``--data``."""
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -408,13 +412,18 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m execmem.testing.fake_server", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--policy", help=f"MODULE:FACTORY returning a policy (default {DEFAULT_POLICY})")
+    parser.add_argument(
+        "--policy",
+        help=f"oracle, reader, or MODULE:FACTORY returning a policy (default {DEFAULT_POLICY}; "
+        "with --data alone: oracle)",
+    )
     parser.add_argument(
         "--data",
         nargs="?",
         const="",
         metavar="DIR",
-        help="serve the vehicle oracle over this VehicleMemBench folder (alone: the release commands find)",
+        help="the VehicleMemBench folder of the vehicle policy (alone: the release commands find); "
+        "without --policy it serves the oracle",
     )
     parser.add_argument("--arg", action="append", default=[], metavar="K=V", help="factory keyword argument")
     parser.add_argument("--host", default="127.0.0.1")
@@ -438,11 +447,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--arg needs K=V, got {bad}")
     args.kwargs = dict(item.split("=", 1) for item in args.arg)
     if args.data is not None:
-        if args.policy:
-            parser.error("--data serves the vehicle oracle; it cannot be combined with --policy")
-        args.policy = ORACLE_POLICY
+        args.policy = args.policy or "oracle"
         args.kwargs["data"] = args.data or None
-    args.policy = args.policy or DEFAULT_POLICY
+    args.policy = NAMED_POLICIES.get(args.policy or "", args.policy or DEFAULT_POLICY)
     return args
 
 

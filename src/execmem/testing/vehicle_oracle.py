@@ -4,9 +4,10 @@
 then answers. With ``mistakes`` > 0 it errs on that share of the questions
 (deterministically per seed), in the ways real models do: a wrong value, a
 missing or extra call, malformed arguments, an unknown tool, a tool used
-before its module was listed. Memory-building requests (no "Request:" in the
-prompt) get a short text answer. Serve it with ``python -m execmem.testing.fake_server --data``
-(or ``--policy execmem.testing.vehicle_oracle:oracle --arg mistakes=0.1``).
+before its module was listed; which questions depends on the request's ``seed`` too, when it
+sends one, so repeated trials of a run (``--trials``) differ. Memory-building requests (no
+"Request:" in the prompt) get a short text answer. Serve it with
+``python -m execmem.testing.fake_server --data`` (or ``--policy oracle --arg mistakes=0.1``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,13 @@ class OraclePolicy:
             self.by_query.setdefault(question.query, question)
         self.mistakes, self.seed = mistakes, seed
 
-    def mistake(self, question: Question) -> str | None:
-        digest = hashlib.sha256(f"{self.seed}:{question.id}".encode()).digest()
+    def mistake(self, question: Question, request_seed: Any = None) -> str | None:
+        key = (
+            f"{self.seed}:{question.id}"
+            if request_seed is None
+            else f"{self.seed}:{request_seed}:{question.id}"
+        )
+        digest = hashlib.sha256(key.encode()).digest()
         if int.from_bytes(digest[:8]) / 2**64 >= self.mistakes:
             return None
         return MISTAKES[digest[8] % len(MISTAKES)]
@@ -64,12 +70,12 @@ class OraclePolicy:
         if question is None:
             return Reply(content="I do not know this request.")
         step = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-        plan = self.plan(question)
+        plan = self.plan(question, body.get("seed"))
         return Reply(tool_calls=plan[step]) if step < len(plan) else Reply(content="Done.")
 
-    def plan(self, question: Question) -> list[list[ToolCallSpec]]:
+    def plan(self, question: Question, request_seed: Any = None) -> list[list[ToolCallSpec]]:
         """The tool calls of each step."""
-        kind = self.mistake(question)
+        kind = self.mistake(question, request_seed)
         calls = _with_mistake(list(question.gold_calls), kind)
         listing = [ToolCallSpec(LIST_TOOLS, {"module_name": m}) for m in _modules(calls)]
         specs = [ToolCallSpec(c.name, c.args) for c in calls]

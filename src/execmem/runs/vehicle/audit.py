@@ -47,7 +47,15 @@ from execmem.suites.vehicle.evidence import (
     split_events,
 )
 from execmem.suites.vehicle.release import MANIFEST, resolve_data_dir
-from execmem.suites.vehicle.retrieval import Evidence, make_evidence, score, score_budgets, value_share
+from execmem.suites.vehicle.retrieval import (
+    Evidence,
+    Judged,
+    judge_all,
+    make_evidence,
+    score,
+    score_budgets,
+    value_share,
+)
 
 AUDIT_FILE = "audit.json"
 DEFAULT_BUDGETS = (250, 1000)
@@ -174,8 +182,9 @@ def audit_scenario(
         items = memory.search(question.query, user_id, max(config.top_k))
         tally.latencies_ms.append((time.perf_counter() - started) * 1000)
         oracle = memory.search(oracle_query(question), user_id, max(config.top_k))
-        record = question_record(question, placed, evidence, items, oracle, config.top_k)
-        tally.records.append(with_budgets(record, evidence, items, oracle, config.budget_tokens))
+        tally.records.append(
+            question_record(question, placed, evidence, items, oracle, config.top_k, config.budget_tokens)
+        )
         tally.events += len(placed)
         tally.unplaced += sum(not p.placed for p in placed)
 
@@ -192,42 +201,44 @@ def question_record(
     items: Sequence[MemoryItem],
     oracle: Sequence[MemoryItem],
     ks: Sequence[int],
+    budgets: Sequence[int] = (),
 ) -> dict[str, Any]:
-    """One question's numbers and what was retrieved, for drill-down."""
+    """One question's numbers and what was retrieved, for drill-down: enough to recompute every
+    figure (each item's tokens and the events it hits; each event's time)."""
     return {
         "id": question.id,
         "scenario": question.scenario,
         "index": question.index,
         "reasoning_type": question.reasoning_type,
         "events": [{"when": p.event.when.isoformat(), "line_ids": list(p.line_ids)} for p in placed],
+        "latest_events": sorted(evidence.latest),
         "values": list(evidence.values),
         "values_in_evidence": value_share(evidence.values, evidence.text),
-        **score(items, evidence, ks),
-        "items": [item_record(item) for item in items],
-        "oracle": {**score(oracle, evidence, ks), "items": [item_record(item) for item in oracle]},
+        **search_record(items, evidence, ks, budgets),
+        "oracle": search_record(oracle, evidence, ks, budgets),
     }
 
 
-def with_budgets(
-    record: dict[str, Any],
-    evidence: Evidence,
-    items: Sequence[MemoryItem],
-    oracle: Sequence[MemoryItem],
-    budgets: Sequence[int],
+def search_record(
+    items: Sequence[MemoryItem], evidence: Evidence, ks: Sequence[int], budgets: Sequence[int]
 ) -> dict[str, Any]:
-    """The record with ``budget_recall@B`` and ``budget_tokens@B`` added, for the query and the oracle."""
-    record.update(score_budgets(items, evidence, budgets))
-    record["oracle"].update(score_budgets(oracle, evidence, budgets))
-    return record
+    """One search scored at every K and budget, with its items (each item judged once)."""
+    judged = judge_all(items, evidence)
+    return {
+        **score(items, evidence, ks, judged),
+        **score_budgets(items, evidence, budgets, judged),
+        "items": [item_record(item, j) for item, j in zip(items, judged, strict=True)],
+    }
 
 
-def item_record(item: MemoryItem) -> dict[str, Any]:
+def item_record(item: MemoryItem, judged: Judged) -> dict[str, Any]:
     ident = item.metadata.get("unit_id", item.metadata.get("id"))
     return {
         "id": ident if isinstance(ident, int | str) else None,
         "score": round(float(item.score), 6),
         "line_ids": list(item.line_ids),
-        "tokens": estimate_tokens(item.text),
+        "tokens": judged.tokens,
+        "events": sorted(judged.events),
     }
 
 

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from execmem.suites.vehicle.dataset import REASONING_TYPES
-from execmem.suites.vehicle.retrieval import BUDGET_METRICS, METRICS
+from execmem.suites.vehicle.retrieval import BUDGET_METRICS, EVENT_METRICS, METRICS
 
 
 def metric_keys(ks: Sequence[int], budgets: Sequence[int] = ()) -> list[str]:
-    """``metric@K`` for every metric and K, then ``budget_metric@B`` for every token budget."""
-    return [f"{metric}@{k}" for metric in METRICS for k in ks] + budget_keys(budgets)
+    """``metric@K`` for every metric and K (the event metrics after the others), then
+    ``budget_metric@B`` for every token budget."""
+    return [f"{metric}@{k}" for metric in (*METRICS, *EVENT_METRICS) for k in ks] + budget_keys(budgets)
 
 
 def budget_keys(budgets: Sequence[int]) -> list[str]:

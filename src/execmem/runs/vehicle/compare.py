@@ -1,24 +1,29 @@
-"""Compare vehicle runs on one question set: scores, MemoryScore against a gold run, MemToken.
+"""Compare vehicle runs on one question set: scores, MemoryScore against a gold run, MemToken, and
+each run paired question by question with the first (``paired``).
 
 Runs are scored on the same questions or not at all. Runs over different scenarios, or runs with
 episodes missing (infrastructure errors, an interrupted run), are refused with what differs,
-unless ``intersect`` asks to pair them on the questions every run finished; the rows then say how
-many that is. Every number is recomputed from ``episodes.jsonl`` over the paired questions.
+unless ``intersect`` asks to pair them on the questions every run finished (every trial of it);
+the rows then say how many that is. Every number is recomputed from ``episodes.jsonl`` over the
+paired questions, every trial of a run counting (a question's trials stay together).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from execmem.core.files import DamagedFileError, read_json_document
-from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem, unresolved_infra_errors
+from execmem.runs.episode_log import RunFolderError, checked_lines, unresolved_infra_errors
 from execmem.runs.identity import CompareError
-from execmem.runs.vehicle.store import CONFIG_FILE, EPISODE_SCHEMA
+from execmem.runs.paired_stats import N_RESAMPLES
+from execmem.runs.prices import Price, PriceTable, token_costs
+from execmem.runs.vehicle.paired import noise_floor, paired_against, rates, trial_esms
+from execmem.runs.vehicle.store import EPISODE_SCHEMA, read_config
+from execmem.runs.vehicle.trials import split_episode_id
 from execmem.suites.vehicle.aggregate import summarize
-
-_CONFIG_SCHEMA = {"identity.model.model": str, "identity.memory": str, "identity.scenarios": list}
 
 
 @dataclass(frozen=True)
@@ -33,30 +38,45 @@ class RunSummary:
     expected: int | None
     """Episodes the run set out to finish (from metrics.json; None if the run never finished)."""
     infra_errors: int
+    trials: int = 1
+    memory_build: dict[str, Any] = field(default_factory=dict)
+    """What building the memory cost (metrics.json ``memory_build``)."""
 
     @property
     def missing(self) -> int | None:
-        return None if self.expected is None else self.expected - len(self.episodes)
+        return None if self.expected is None else self.expected - len(self.by_question_episodes())
+
+    def by_question_episodes(self) -> list[dict[str, Any]]:
+        """The episodes of the run's trials (a larger --trials of an earlier command aside)."""
+        return [e for key, e in self.episodes.items() if split_episode_id(key)[1] <= self.trials]
+
+    def by_question(self) -> dict[str, list[dict[str, Any]]]:
+        """question id -> its episodes, one per finished trial."""
+        found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for episode in self.by_question_episodes():
+            found[split_episode_id(episode["id"])[0]].append(episode)
+        return dict(found)
+
+    def finished_questions(self) -> set[str]:
+        """The questions every trial of which finished."""
+        return {q for q, found in self.by_question().items() if len(found) >= self.trials}
 
 
 def load_run(folder: Path) -> RunSummary:
     """Read a vehicle run folder; CompareError naming the file (and line) when it cannot be read."""
-    path = folder / CONFIG_FILE
-    if not path.is_file():
-        raise CompareError(f"{folder} is not a vehicle run folder: {CONFIG_FILE} is missing")
+    config = read_config(folder)
     try:
-        config = read_json_document(path)
         episodes = {e["id"]: e for e in checked_lines(folder / "episodes.jsonl", EPISODE_SCHEMA)}
         infra = unresolved_infra_errors(folder, episodes)
         metrics_path = folder / "metrics.json"
         metrics = read_json_document(metrics_path) if metrics_path.is_file() else {}
     except (DamagedFileError, RunFolderError) as exc:
         raise CompareError(str(exc)) from None
-    problem = schema_problem(config, _CONFIG_SCHEMA) if isinstance(config, dict) else "not an object"
-    if problem:
-        raise CompareError(f"{path}: not a vehicle run config ({problem})")
     identity = config["identity"]
-    expected = metrics.get("episodes", {}).get("expected") if isinstance(metrics, dict) else None
+    metrics = metrics if isinstance(metrics, dict) else {}
+    expected = metrics.get("episodes", {}).get("expected")
+    trials = config.get("invocation", {}).get("trials", 1)
+    build = metrics.get("memory_build")
     return RunSummary(
         folder,
         identity["model"]["model"],
@@ -65,6 +85,8 @@ def load_run(folder: Path) -> RunSummary:
         episodes,
         expected if isinstance(expected, int) else None,
         len(infra),
+        trials if isinstance(trials, int) and trials >= 1 else 1,
+        build if isinstance(build, dict) else {},
     )
 
 
@@ -78,10 +100,10 @@ def paired_questions(runs: list[RunSummary], intersect: bool = False) -> list[st
             "runs do not cover the same questions: " + "; ".join(problems) + ". Resume incomplete runs "
             "(re-run their commands), or pass --intersect to pair on the questions all runs finished"
         )
-    common = set.intersection(*(set(run.episodes) for run in runs))
+    common = set.intersection(*(run.finished_questions() for run in runs))
     if not common:
         raise CompareError("the runs have no finished question in common")
-    first = runs[0].episodes
+    first = {q: found[0] for q, found in runs[0].by_question().items()}
     return sorted(common, key=lambda key: (first[key]["scenario"], first[key]["index"]))
 
 
@@ -115,40 +137,73 @@ def _ranges(numbers: tuple[int, ...]) -> str:
 
 
 def compare_rows(
-    runs: list[RunSummary], gold: RunSummary | None = None, intersect: bool = False
+    runs: list[RunSummary],
+    gold: RunSummary | None = None,
+    intersect: bool = False,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    prices: PriceTable | None = None,
 ) -> list[dict[str, Any]]:
     """One row per run, scored on the paired questions. MemoryScore = ESM / ESM of the gold run with
-    the same model on the same questions (``gold``, else a gold run among ``runs``)."""
+    the same model on the same questions (``gold``, else a gold run among ``runs``). Every run after
+    the first is paired with the first (``paired.paired_against``); ``prices`` give each row its
+    memory build, answer and total cost."""
     questions = paired_questions([*runs, gold] if gold else runs, intersect)
     golds = [gold] if gold else [r for r in runs if r.memory == "gold"]
     gold_esm = {g.model: _scores(g, questions)["exact_match"] for g in reversed(golds)}
+    grouped = [run.by_question() for run in runs]
+    floor = noise_floor([trial_esms(found, questions) for found in grouped])
+    baseline = rates(grouped[0], questions)
     rows = []
-    for run in runs:
-        overall = _scores(run, questions)
-        reference = gold_esm.get(run.model)
-        rows.append(
-            {
-                "run": str(run.folder),
-                "model": run.model,
-                "memory": run.memory,
-                "n": overall["n"],
-                "esm": overall["exact_match"],
-                "field_f1": overall["field"]["f1"],
-                "value_f1": overall["value"]["f1"],
-                "tool_f1": overall["tool"]["f1"],
-                "memory_score": overall["exact_match"] / reference if reference else None,
-                "memtoken": overall["mean_memory_tokens"],
-                "input_tokens": overall["mean_input_tokens"],
-                "infra_errors": run.infra_errors,
-                "missing": run.missing,
-            }
-        )
+    for run, found in zip(runs, grouped, strict=True):
+        row = _row(run, questions, gold_esm.get(run.model))
+        row.update(_costs(row, prices.price_for(run.model) if prices else None))
+        row["trial_esm"] = [round(esm, 4) for esm in trial_esms(found, questions)]
+        row["noise_floor"] = None if floor is None else round(floor, 4)
+        row["baseline"] = str(runs[0].folder)
+        paired = paired_against(rates(found, questions), baseline, floor, n_resamples, seed)
+        rows.append({**row, **(paired if run is not runs[0] else dict.fromkeys(paired))})
     return rows
 
 
+def _row(run: RunSummary, questions: list[str], gold_esm: float | None) -> dict[str, Any]:
+    overall = _scores(run, questions)
+    return {
+        "run": str(run.folder),
+        "model": run.model,
+        "memory": run.memory,
+        "n": len(questions),
+        "trials": run.trials,
+        "episodes": overall["n"],
+        "esm": overall["exact_match"],
+        "field_f1": overall["field"]["f1"],
+        "value_f1": overall["value"]["f1"],
+        "tool_f1": overall["tool"]["f1"],
+        "memory_score": overall["exact_match"] / gold_esm if gold_esm else None,
+        "memtoken": overall["mean_memory_tokens"],
+        "input_tokens": overall["mean_input_tokens"],
+        "answer_input_tokens": overall["total_input_tokens"],
+        "answer_output_tokens": overall["total_output_tokens"],
+        "build_input_tokens": run.memory_build.get("input_tokens", 0),
+        "build_output_tokens": run.memory_build.get("output_tokens", 0),
+        "infra_errors": run.infra_errors,
+        "missing": run.missing,
+    }
+
+
+def _costs(row: dict[str, Any], price: Price | None) -> dict[str, Any]:
+    answer = (row["answer_input_tokens"], row["answer_output_tokens"])
+    build = (row["build_input_tokens"], row["build_output_tokens"])
+    costs = token_costs(price, answer, build)
+    return {f"cost_{key}": value for key, value in costs.items()}
+
+
 def _scores(run: RunSummary, questions: list[str]) -> dict[str, Any]:
-    episodes = [run.episodes[key] for key in questions]
+    grouped = run.by_question()
+    episodes = [episode for key in questions for episode in grouped[key]]
     overall = summarize(episodes)["overall"]
     for key in ("memory_tokens", "input_tokens"):
         overall[f"mean_{key}"] = sum(e[key] for e in episodes) / len(episodes)
+    for key in ("input_tokens", "output_tokens"):
+        overall[f"total_{key}"] = sum(e.get(key, 0) for e in episodes)
     return overall

@@ -9,6 +9,7 @@ from pathlib import Path
 from execmem.agents.vehicle.conditions.base import MemoryCondition
 from execmem.agents.vehicle.conditions.build_cache import BuildCache
 from execmem.agents.vehicle.conditions.key_value import KeyValueCondition
+from execmem.agents.vehicle.conditions.key_value_release import ReleaseKeyValueCondition
 from execmem.agents.vehicle.conditions.memory_system import (
     MemorySetupError,
     MemorySystemCondition,
@@ -16,7 +17,9 @@ from execmem.agents.vehicle.conditions.memory_system import (
 )
 from execmem.agents.vehicle.conditions.prompt import FullHistory, GoldMemory, NoMemory
 from execmem.agents.vehicle.conditions.summary import RecursiveSummary
+from execmem.agents.vehicle.conditions.summary_release import ReleaseSummary
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
+from execmem.agents.vehicle.release_prompts import KV_RELEASE_VERSION, SUMMARY_RELEASE_VERSION
 from execmem.core.protocols import Model
 from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.memory import MissingExtraError, available_memories, memory_factory
@@ -49,14 +52,30 @@ def make_condition(
         except TokenizerError as exc:
             raise ConditionError(str(exc)) from exc
         return FullHistory(history, config.context_tokens, counter.count, counter.describe())
-    if name == "summary":
-        cache = BuildCache(build_root, name, config.model.model, SUMMARY_PROMPT_VERSION)
-        return RecursiveSummary(model, history, cache)
-    if name == "key-value":
-        cache = BuildCache(build_root, name, config.model.model, KV_PROMPT_VERSION)
-        return KeyValueCondition(model, history, cache)
+    if name in BUILT:
+        return built_condition(config, model, history, build_root)
     check_condition(name)
     return system_condition(config, data_dir, run_folder)
+
+
+BUILT = ("summary", "key-value")
+"""The memories a model builds, in two styles (``memory_style``)."""
+
+
+def built_condition(config: VehicleRunConfig, model: Model, history, build_root: Path) -> MemoryCondition:
+    """summary or key-value, in execmem's style or the release's, with a build cache per prompt."""
+    name, release = config.memory, config.memory_style == "release"
+    if name == "summary":
+        version = SUMMARY_RELEASE_VERSION if release else SUMMARY_PROMPT_VERSION
+        cache = BuildCache(build_root, name, config.model.model, version)
+        return (ReleaseSummary if release else RecursiveSummary)(model, history, cache)
+    if not release:
+        return KeyValueCondition(
+            model, history, BuildCache(build_root, name, config.model.model, KV_PROMPT_VERSION)
+        )
+    version = f"{KV_RELEASE_VERSION}-rounds{config.max_steps}"
+    cache = BuildCache(build_root, name, config.model.model, version)
+    return ReleaseKeyValueCondition(model, history, cache, config.max_steps)
 
 
 def check_condition(name: str) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from execmem.runs.prices import Price, token_costs
+from execmem.runs.vehicle.trial_stats import trial_block
 from execmem.suites.vehicle.aggregate import summarize
 
 _MEANS = ("n_calls", "steps", "input_tokens", "output_tokens", "memory_tokens")
@@ -15,8 +17,11 @@ def compute_metrics(
     infra_errors: list[dict[str, Any]],
     memory_records: dict[int, dict[str, Any]],
     expected: int,
+    trials: int = 1,
+    price: Price | None = None,
 ) -> dict[str, Any]:
-    """ESM and P/R/F1 (macro over questions), overall and per reasoning type, plus cost and errors."""
+    """ESM and P/R/F1 (macro over episodes: every trial of every question), overall and per
+    reasoning type, plus repeated trials, cost and errors."""
     metrics = summarize(episodes)
     _add_means(metrics["overall"], episodes)
     for name, block in metrics["by_reasoning_type"].items():
@@ -32,6 +37,10 @@ def compute_metrics(
     metrics["end_reasons"] = dict(Counter(e["end_reason"] for e in episodes))
     metrics["endpoint"] = _endpoint(episodes)
     metrics["memory_build"] = _memory_cost(memory_records)
+    metrics["cost"] = cost_block(episodes, metrics["memory_build"], price)
+    metrics["trials"] = trial_block(episodes, trials)
+    for name, block in metrics["by_reasoning_type"].items():
+        block["pass_k"] = trial_block([e for e in episodes if e["reasoning_type"] == name], trials)["pass_k"]
     return metrics
 
 
@@ -65,6 +74,28 @@ def _memory_cost(records: dict[int, dict[str, Any]]) -> dict[str, Any]:
     for record in records.values():
         total.update(record.get("cost", {}))
     return {"scenarios": len(records), **{k: round(v, 3) for k, v in total.items()}}
+
+
+def cost_block(
+    episodes: list[dict[str, Any]], memory_build: dict[str, Any], price: Price | None
+) -> dict[str, Any]:
+    """Answering and memory-building tokens, and their cost when a price is known (per million
+    tokens; every token counted, cached answers too: what the run costs from scratch)."""
+    answer = (sum(e["input_tokens"] for e in episodes), sum(e["output_tokens"] for e in episodes))
+    build = (memory_build.get("input_tokens", 0), memory_build.get("output_tokens", 0))
+    costs = token_costs(price, answer, build)
+    per_episode = costs["answer"] / len(episodes) if costs["answer"] is not None and episodes else None
+    return {
+        "price": price.model_dump() if price else None,
+        "answer_input_tokens": answer[0],
+        "answer_output_tokens": answer[1],
+        "build_input_tokens": build[0],
+        "build_output_tokens": build[1],
+        "memory_build": costs["build"],
+        "answer": costs["answer"],
+        "total": costs["total"],
+        "answer_per_episode": None if per_episode is None else round(per_episode, 6),
+    }
 
 
 def _short(reason: str) -> str:

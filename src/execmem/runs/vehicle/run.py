@@ -16,13 +16,15 @@ from execmem.runs.vehicle.conditions import make_condition
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.runs.vehicle.metrics import compute_metrics
 from execmem.runs.vehicle.store import RunStore, check_resumable
-from execmem.suites.vehicle.dataset import Question, load_questions
+from execmem.runs.vehicle.trials import Trial, episode_id, trial_seed
+from execmem.suites.vehicle.dataset import load_questions
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.scorebook import Scorebook
 
 
-class VehicleRun(EpisodeRunner[Question]):
-    """One run folder being filled. Re-creating it on the same folder resumes."""
+class VehicleRun(EpisodeRunner[Trial]):
+    """One run folder being filled: every question once per trial. Re-creating it on the same
+    folder resumes."""
 
     def __init__(self, config: VehicleRunConfig, folder: Path) -> None:
         check_resumable(folder, config)  # refuse a different run's folder before touching it
@@ -34,6 +36,7 @@ class VehicleRun(EpisodeRunner[Question]):
         self.cache = ResponseCache(cache_root / "responses.sqlite")
         self.model = OpenAIChatModel(config.model, self.cache)
         self.models, self.probe = [self.model], config.model.probe
+        self.trial_models = {t: self.model.with_seed(trial_seed(config.model.seed, t)) for t in self.trials()}
         self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds", folder)
         components = {
             "model": self.model.describe() | {"api_key_env": config.model.api_key_env},
@@ -43,34 +46,43 @@ class VehicleRun(EpisodeRunner[Question]):
         self.store = RunStore(folder, config, components)
         self._memories: dict[int, asyncio.Task[ScenarioMemory]] = {}
 
-    def items(self) -> list[Question]:
-        return self.questions
+    def trials(self) -> range:
+        return range(1, self.config.trials + 1)
 
-    def key(self, item: Question) -> str:
-        return item.id
+    def items(self) -> list[Trial]:
+        """Every question once per trial: trial 1 of every question first, then trial 2..."""
+        return [Trial(question, t) for t in self.trials() for question in self.questions]
 
-    def identity(self, item: Question) -> dict[str, Any]:
-        return {"id": item.id, "scenario": item.scenario, "index": item.index}
+    def key(self, item: Trial) -> str:
+        return episode_id(item.question.id, item.number)
+
+    def identity(self, item: Trial) -> dict[str, Any]:
+        q = item.question
+        return {"id": self.key(item), "scenario": q.scenario, "index": q.index, "trial": item.number}
 
     def concurrency(self) -> int:
         """Episodes talking to the model at once: twice the connections, so none sits idle."""
         return self.config.model.max_connections * 2
 
     def metrics(self, episodes: list[dict[str, Any]], expected: int) -> dict[str, Any]:
-        return compute_metrics(episodes, self.store.infra_errors(), self.store.memory_records(), expected)
+        records = self.store.memory_records()
+        trials, price = self.config.trials, self.config.price()
+        return compute_metrics(episodes, self.store.infra_errors(), records, expected, trials, price)
 
-    async def episode(self, item: Question) -> dict[str, Any]:
+    async def episode(self, item: Trial) -> dict[str, Any]:
         """Build (or await) the scenario's memory, solve on a fresh car, score; the trajectory is
         written before the episode line. A failure mid-episode keeps what was done with its reason."""
-        memory = await self._memory(item.scenario)  # an InfraError here: building the memory failed
+        key, model = self.key(item), self.trial_models[item.number]
+        memory = await self._memory(item.question.scenario)  # an InfraError here: building the memory failed
         try:
             async with self.slots:
-                episode = await solve(item, memory, self.model, self.config.max_steps)
+                episode = await solve(item.question, memory, model, self.config.max_steps)
         except EpisodeAborted as exc:
-            self.store.save_trajectory(trajectory_record(exc.episode, memory) | {"aborted": exc.cause.reason})
+            aborted = trajectory_record(exc.episode, memory, key) | {"aborted": exc.cause.reason}
+            self.store.save_trajectory(aborted)
             raise exc.cause from None
-        record = self._record(episode)
-        self.store.save_trajectory(trajectory_record(episode, memory))
+        record = {**self._record(episode), "id": key, "trial": item.number}
+        self.store.save_trajectory(trajectory_record(episode, memory, key))
         return record
 
     def _memory(self, scenario: int) -> asyncio.Task[ScenarioMemory]:
@@ -109,12 +121,15 @@ class VehicleRun(EpisodeRunner[Question]):
 SHARED_MEMORY_MIN_CHARS = 2000
 
 
-def trajectory_record(episode: VehicleEpisode, memory: ScenarioMemory) -> dict[str, Any]:
-    """The episode's messages; a long scenario-wide memory text is referenced, not repeated."""
+def trajectory_record(
+    episode: VehicleEpisode, memory: ScenarioMemory, key: str | None = None
+) -> dict[str, Any]:
+    """The episode's messages (under ``key``, its episode id; default the question's id); a long
+    scenario-wide memory text is referenced, not repeated."""
     messages = episode.loop.messages
     shared = memory.prompt_memory(episode.question)
     if shared and len(shared) >= SHARED_MEMORY_MIN_CHARS and shared is not episode.question.gold_memory:
         ref = f"<memory: memory/scenario-{episode.question.scenario}.json#text>"
         user = dict(messages[1], content=messages[1]["content"].replace(shared, ref))
         messages = [messages[0], user, *messages[2:]]
-    return {"id": episode.question.id, "model_calls": episode.loop.calls, "messages": messages}
+    return {"id": key or episode.question.id, "model_calls": episode.loop.calls, "messages": messages}

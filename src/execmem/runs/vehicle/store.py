@@ -16,9 +16,15 @@ from typing import Any
 
 from execmem import __version__
 from execmem.core.clock import now_iso
-from execmem.core.files import JsonlAppender, complete_records, read_json_document, write_json_atomic
-from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, saved_document
-from execmem.runs.identity import identity_mismatch
+from execmem.core.files import (
+    DamagedFileError,
+    JsonlAppender,
+    complete_records,
+    read_json_document,
+    write_json_atomic,
+)
+from execmem.runs.episode_log import NUMBER, EpisodeLog, Problems, Schema, saved_document, schema_problem
+from execmem.runs.identity import CompareError, identity_mismatch
 from execmem.runs.vehicle.config import VehicleRunConfig
 
 CONFIG_FILE = "config.json"
@@ -47,6 +53,26 @@ EPISODE_SCHEMA: Schema = {
     "end_reason": str,
 }
 """What metrics and compare read from each line of episodes.jsonl."""
+
+
+CONFIG_SCHEMA: Schema = {"identity.model.model": str, "identity.memory": str, "identity.scenarios": list}
+"""What readers of a finished run (compare, diagnose) need from its config.json."""
+
+
+def read_config(folder: Path) -> dict[str, Any]:
+    """A run folder's config.json, for reading the run; CompareError when it is missing, damaged
+    or lacks what ``CONFIG_SCHEMA`` asks for."""
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        raise CompareError(f"{folder} is not a vehicle run folder: {CONFIG_FILE} is missing")
+    try:
+        config = read_json_document(path)
+    except DamagedFileError as exc:
+        raise CompareError(str(exc)) from None
+    problem = schema_problem(config, CONFIG_SCHEMA) if isinstance(config, dict) else "not an object"
+    if problem:
+        raise CompareError(f"{path}: not a vehicle run config ({problem})")
+    return config
 
 
 def check_resumable(folder: Path, config: VehicleRunConfig) -> dict[str, Any] | None:

@@ -158,6 +158,11 @@ def gold_values(question: Question) -> tuple[Value, ...]:
     return tuple(seen.values())
 
 
+def memory_values(question: Question) -> tuple[Value, ...]:
+    """The gold values the request text does not state: what only memory can supply."""
+    return tuple(v for v in gold_values(question) if not value_present(v, question.query))
+
+
 def _is_memory_value(name: str, value: object) -> bool:
     if name in SELECTOR_ARGS or isinstance(value, bool):
         return False

@@ -10,6 +10,11 @@ item hits the events whose lines it quotes.
 item's tokens are split over its source lines in proportion to their size in the history; without,
 the segments that quote no evidence line are noise. Tokens are ``estimate_tokens`` (4 characters
 each), the yardstick of every MemToken in execmem.
+
+Beside the share of events hit (evidence recall), three figures look at *which* events were hit:
+all-events recall (1 when every event is hit), latest-event recall (1 when the most recent event
+is hit) and *stale* (1 when an earlier event is hit but not the latest: the memory offers a
+preference that was later changed; undefined for questions whose events all share one time).
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ from execmem.suites.vehicle.evidence import PlacedEvent, Value, value_pattern
 QUOTE_SHARE = 0.8
 MIN_QUOTE_WORDS = 3
 METRICS = ("evidence_recall", "value_coverage", "noise", "memtoken")
+EVENT_METRICS = ("all_events_recall", "latest_event_recall", "stale")
 BUDGET_METRICS = ("budget_recall", "budget_tokens")
 _WORD = re.compile(r"\w+")
-# Line stamps that execmem's memory text carries; their digits are not values ("15" in 2025-04-15).
-_STAMP = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\]")
+# Stamps that memory text carries; their digits are not values ("15" in 2025-04-15): history line
+# stamps, the time spans search results are led by, and the gold memory's "[April 15, 2025]".
+_TIME = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?"
+_STAMP = re.compile(rf"\[{_TIME}(?: - {_TIME})?\]|\[[A-Za-z]+ \d{{1,2}}, \d{{4}}\]")
 
 
 def words(text: str) -> frozenset[str]:
@@ -44,6 +52,7 @@ class Evidence:
     line_tokens: Mapping[int, int]  # estimated tokens of every history line of the scenario
     line_words: Mapping[int, frozenset[str]]  # words of each evidence line (for items without ids)
     text: str = ""  # the evidence lines' spoken text, in history order
+    latest: frozenset[int] = frozenset()  # indexes of the most recent event(s)
 
     @property
     def lines(self) -> frozenset[int]:
@@ -61,7 +70,15 @@ def make_evidence(
     evidence_lines = frozenset().union(*events)
     line_words = {line: words(line_texts[line]) for line in evidence_lines}
     text = "\n".join(line_texts[line] for line in sorted(evidence_lines))
-    return Evidence(events, tuple(values), line_tokens, line_words, text)
+    return Evidence(events, tuple(values), line_tokens, line_words, text, latest_events(placed))
+
+
+def latest_events(placed: Sequence[PlacedEvent]) -> frozenset[int]:
+    """Indexes of the events stamped at the latest time (one, unless several share it)."""
+    if not placed:
+        return frozenset()
+    last = max(p.event.when for p in placed)
+    return frozenset(i for i, p in enumerate(placed) if p.event.when == last)
 
 
 @dataclass(frozen=True)
@@ -113,9 +130,19 @@ def quoted_lines(segment: str, line_words: Mapping[int, frozenset[str]]) -> set[
     }
 
 
-def score(items: Sequence[MemoryItem], evidence: Evidence, ks: Sequence[int]) -> dict[str, float | None]:
-    """``metric@K`` for every metric and K; None where a metric is undefined (no values, no text)."""
-    judged = [judge(item, evidence) for item in items]
+def judge_all(items: Sequence[MemoryItem], evidence: Evidence) -> list[Judged]:
+    return [judge(item, evidence) for item in items]
+
+
+def score(
+    items: Sequence[MemoryItem],
+    evidence: Evidence,
+    ks: Sequence[int],
+    judged: Sequence[Judged] | None = None,
+) -> dict[str, float | None]:
+    """``metric@K`` for every metric and K (``METRICS``, then ``EVENT_METRICS``); None where a metric
+    is undefined (no values, no text, no earlier event). ``judged``: the items already judged."""
+    judged = judge_all(items, evidence) if judged is None else judged
     result: dict[str, float | None] = {}
     for k in ks:
         top = judged[:k]
@@ -125,13 +152,39 @@ def score(items: Sequence[MemoryItem], evidence: Evidence, ks: Sequence[int]) ->
         result[f"value_coverage@{k}"] = value_share(evidence.values, "\n".join(i.text for i in items[:k]))
         result[f"noise@{k}"] = _share(sum(j.noise_tokens for j in top), tokens)
         result[f"memtoken@{k}"] = tokens
+    for k in ks:
+        hit = frozenset().union(*(j.events for j in judged[:k]))
+        result.update({f"{name}@{k}": value for name, value in event_scores(hit, evidence).items()})
     return result
 
 
+def event_scores(hit: frozenset[int], evidence: Evidence) -> dict[str, float | None]:
+    """All-events recall, latest-event recall and stale for the events ``hit`` (see the module doc)."""
+    if not evidence.events:
+        return dict.fromkeys(EVENT_METRICS)
+    earlier = frozenset(range(len(evidence.events))) - evidence.latest
+    latest_hit = bool(hit & evidence.latest)
+    return {
+        "all_events_recall": float(len(hit) == len(evidence.events)),
+        "latest_event_recall": float(latest_hit),
+        "stale": float(bool(hit & earlier) and not latest_hit) if earlier else None,
+    }
+
+
 def value_share(values: Sequence[Value], text: str) -> float | None:
-    """The share of ``values`` present in ``text`` (line stamps ignored); None without values."""
-    text = _STAMP.sub(" ", text)
-    return _share(sum(bool(value_pattern(v).search(text)) for v in values), len(values))
+    """The share of ``values`` present in ``text`` (stamps ignored); None without values."""
+    return _share(len(values_present(values, text)), len(values))
+
+
+def values_present(values: Sequence[Value], text: str) -> list[Value]:
+    """The ``values`` that occur in ``text`` (see ``evidence.value_pattern``), stamps ignored."""
+    text = without_stamps(text)
+    return [v for v in values if value_pattern(v).search(text)]
+
+
+def without_stamps(text: str) -> str:
+    """``text`` with its time stamps and event dates blanked out."""
+    return _STAMP.sub(" ", text)
 
 
 def _share(part: float, whole: float) -> float | None:
@@ -142,7 +195,10 @@ def _share(part: float, whole: float) -> float | None:
 
 
 def score_budgets(
-    items: Sequence[MemoryItem], evidence: Evidence, budgets: Sequence[int]
+    items: Sequence[MemoryItem],
+    evidence: Evidence,
+    budgets: Sequence[int],
+    judged: Sequence[Judged] | None = None,
 ) -> dict[str, float | None]:
     """Evidence recall within a token budget, for each budget B.
 
@@ -152,7 +208,7 @@ def score_budgets(
     those items hit, ``budget_tokens@B`` the tokens they hold. Only the items the search returned
     are considered, so a budget larger than the largest K's items is not filled.
     """
-    judged = [judge(item, evidence) for item in items]
+    judged = judge_all(items, evidence) if judged is None else judged
     result: dict[str, float | None] = {}
     for budget in budgets:
         taken = within_budget([j.tokens for j in judged], budget)

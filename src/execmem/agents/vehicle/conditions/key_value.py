@@ -19,7 +19,7 @@ from execmem.suites.vehicle.dataset import Question
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _schema(name: str, description: str, **params: str) -> dict[str, Any]:
+def string_tool_schema(name: str, description: str, **params: str) -> dict[str, Any]:
     properties = {k: {"type": "string", "description": v} for k, v in params.items()}
     return {
         "name": name,
@@ -28,11 +28,11 @@ def _schema(name: str, description: str, **params: str) -> dict[str, Any]:
     }
 
 
-ADD = _schema(
+ADD = string_tool_schema(
     "memory_add", "Store or overwrite a memory entry.", key="what the entry is about", value="the fact"
 )
-REMOVE = _schema("memory_remove", "Delete a memory entry by key.", key="the entry's key")
-SEARCH = _schema(
+REMOVE = string_tool_schema("memory_remove", "Delete a memory entry by key.", key="the entry's key")
+SEARCH = string_tool_schema(
     "memory_search", "Search the memory; returns the best matching entries.", query="what to look for"
 )
 
