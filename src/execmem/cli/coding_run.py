@@ -27,14 +27,18 @@ from execmem.cli.endpoint_options import (
     ToolChoiceOption,
 )
 from execmem.cli.run_outcome import check_complete, run_with_progress
+from execmem.cli.tables import print_tables
 from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
 from execmem.llm.token_counter import TokenizerError, make_counter
-from execmem.runs.coding.compare import load_coding_run, paired_report
+from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
+from execmem.runs.coding.layer_a import layer_a_tables
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
+from execmem.runs.report_tables import tables_document
+from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
@@ -42,14 +46,16 @@ from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
 BUILTIN = "builtin"
-_RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
+_RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
 _SECONDS = finite(0, above=True)
 
 
 class Memory(StrEnum):
     off = "off"
     record = "record"
+    frozen = "frozen"
     irrelevant = "irrelevant"
+    other_repo = "other-repo"
 
 
 class SandboxKind(StrEnum):
@@ -65,8 +71,19 @@ def run(
     only: Annotated[str, typer.Option(help="Comma-separated instance ids to run (default: all).")] = "",
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N tasks.")] = None,
     memory: Annotated[
-        Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
+        Memory,
+        typer.Option(
+            help="off, record (earlier same-repo fixes), frozen (--frozen FILE's experiences), "
+            "irrelevant (everyday text) or other-repo (another repository's records)."
+        ),
     ] = Memory.off,
+    frozen: Annotated[
+        Path | None,
+        typer.Option(
+            help="Frozen benchmark file (SIEVE's frozen.jsonl): its targets are run, its texts are the "
+            "treatment that irrelevant/other-repo match in length. Give it to every run of a comparison."
+        ),
+    ] = None,
     seeds: Annotated[int, typer.Option(min=1, help="Episodes per task (sampling seeds 0..N-1).")] = 4,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
@@ -144,11 +161,20 @@ def _config(**options) -> CodingRunConfig:
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
     return CodingRunConfig(
         model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
-        memory=o.memory.value, seeds=o.seeds, solver=solver,
+        memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image,
     )  # fmt: skip
+
+
+def frozen_path(frozen: Path | None) -> Path | None:
+    """The frozen file, which must exist."""
+    if frozen is None:
+        return None
+    if not frozen.is_file():
+        raise typer.BadParameter(f"{frozen} is not a file", param_hint="'--frozen'")
+    return frozen.expanduser().resolve()
 
 
 def check_sandbox(kind: SandboxKind, image: str | None, unsafe_local: bool) -> None:
@@ -173,7 +199,10 @@ def tasks_path(tasks: str) -> Path:
 
 @app.command("compare")
 def compare(
-    runs: Annotated[list[Path], typer.Argument(help="RUN_OFF RUN_RECORD [RUN_IRRELEVANT]")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Run folders: per solver RUN_OFF, a record or frozen run, any controls."),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     n_resamples: Annotated[int, typer.Option(min=1, max=100_000, help="Bootstrap resamples.")] = N_RESAMPLES,
     bootstrap_seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap.")] = 0,
@@ -181,30 +210,34 @@ def compare(
         bool, typer.Option(help="Pair only targets finished for every seed in every run.")
     ] = False,
 ) -> None:
-    """Resolved rates, paired differences with bootstrap 95% CIs, targets gained and lost."""
+    """Resolved rates, paired differences with bootstrap 95% CIs, targets gained and lost (Layer A)."""
     try:
-        report = paired_report(
-            [load_coding_run(folder) for folder in runs], n_resamples, bootstrap_seed, allow_incomplete
-        )
+        loaded = [load_coding_run(folder) for folder in runs]
+        reports = compare_runs(loaded, n_resamples, bootstrap_seed, allow_incomplete)
     except CompareError as exc:
         fail(str(exc))
-    for warning in report["warnings"]:  # on stderr, so --json output stays one document
+    tables = layer_a_tables(reports)
+    for warning in sorted({w for r in reports for w in r["warnings"]}):  # stderr: --json stays one document
         _console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        document = reports[0] if len(reports) == 1 else {"solvers": reports}
+        typer.echo(json.dumps({**document, **tables_document(tables)}, indent=2))
     else:
-        _print_report(report)
-    if report["dropped_targets"]:
+        console = Console(width=max(Console().width, 160))  # wide tables stay readable in logs
+        for report in reports:
+            _print_report(report, console)
+        print_tables(tables, console)
+    dropped = sum(len(r["dropped_targets"]) for r in reports)
+    if dropped:
         say(
-            f"incomplete: {len(report['dropped_targets'])} targets left out; resume the runs (re-run "
+            f"incomplete: {dropped} targets left out; resume the runs (re-run "
             "their `execmem coding run` commands) for the full comparison"
         )
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def _print_report(report: dict) -> None:
-    console = Console()
-    title = f"{report['n_targets']} targets x {len(report['seeds'])} seeds"
+def _print_report(report: dict, console: Console) -> None:
+    title = f"{report['solver']}: {report['n_targets']} targets x {len(report['seeds'])} seeds"
     conditions = Table(title=title)
     for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
         conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
@@ -218,11 +251,14 @@ def _print_report(report: dict) -> None:
     effects = Table(
         title=f"paired differences (bootstrap {boot['n_resamples']} resamples, seed {boot['seed']})"
     )
-    for column in ("comparison", "difference", "95% CI", "gained", "lost"):
+    for column in ("comparison", "difference", "95% CI", "gained", "lost", "gained N/N", "lost N/N"):
         effects.add_column(column, justify="left" if column == "comparison" else "right")
     for e in report["effects"]:
         ci = f"[{e['low']:+.3f}, {e['high']:+.3f}]" + (" *" if e["low"] > 0 or e["high"] < 0 else "")
-        effects.add_row(e["comparison"], f"{e['estimate']:+.3f}", ci, str(e["gained"]), str(e["lost"]))
+        effects.add_row(
+            e["comparison"], f"{e['estimate']:+.3f}", ci, str(e["gained"]), str(e["lost"]),
+            str(e["gained_full"]), str(e["lost_full"]),
+        )  # fmt: skip
     console.print(effects)
     if report["dropped_targets"]:
         _console.print(f"left out (incomplete): {', '.join(report['dropped_targets'])}")

@@ -15,7 +15,8 @@ from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_CO
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
 from execmem.runs.identity import measured_model
-from execmem.suites.coding.records import Condition, RecordPolicy
+from execmem.suites.coding.conditions import Condition, MemorySource, describe_memory
+from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 
@@ -40,6 +41,9 @@ class CodingRunConfig(BaseModel):
     seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
     solver: SolverConfig = Field(default_factory=SolverConfig)
     records: RecordPolicy = Field(default_factory=RecordPolicy)
+    frozen_file: Path | None = Field(
+        None, description="frozen benchmark file: its targets are the run's, its texts the treatment"
+    )
     only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
@@ -55,7 +59,11 @@ class CodingRunConfig(BaseModel):
 
 
 def build_manifest(
-    config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
+    config: CodingRunConfig,
+    tasks: list[CodingTask],
+    sandbox_kind: str,
+    task_sha256: str,
+    memory: MemorySource,
 ) -> dict[str, Any]:
     """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
     model = {k: v for k, v in measured_model(config.model.model_dump()).items() if k != "seed"}
@@ -87,9 +95,10 @@ def build_manifest(
             "only": sorted(config.only),
             "limit": config.limit,
             "order": [t.instance_id for t in tasks],
+            "frozen_file_sha256": memory.frozen_sha256,
         },
         "seeds": config.seed_list(),
-        "memory": config.records.describe(config.memory),
+        "memory": describe_memory(config.memory, memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},
         "invocation": config.model_dump(mode="json"),
         "started_at": now_iso(),
