@@ -13,10 +13,35 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from execmem.agents.coding.config import SolverConfig
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
-from execmem.cli.common import check_out_folder, fail, finite
+from execmem.cli.coding_options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    CommandTimeoutOption,
+    ConcurrencyOption,
+    ContextTokensOption,
+    ImageOption,
+    LimitOption,
+    MaxRetriesOption,
+    MaxStepsOption,
+    MaxTotalTokensOption,
+    ModelOption,
+    OnlyOption,
+    SandboxKind,
+    SandboxOption,
+    SeedsOption,
+    TasksOption,
+    TemperatureOption,
+    TimeLimitOption,
+    TimeoutOption,
+    check_sandbox,
+    model_config,
+    only_ids,
+    solver_config,
+    tasks_path,
+)
+from execmem.cli.common import check_out_folder, fail
 from execmem.cli.endpoint_options import (
     MaxOutputOption,
     NullContent,
@@ -29,8 +54,7 @@ from execmem.cli.endpoint_options import (
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
 from execmem.core.pydantic_errors import first_error
-from execmem.llm.config import ModelConfig
-from execmem.llm.token_counter import TokenizerError, make_counter
+from execmem.llm.token_counter import TokenizerError
 from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.layer_a import layer_a_tables
@@ -39,15 +63,12 @@ from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.report_tables import tables_document
 from execmem.suites.coding.frozen import FrozenFileError
-from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
-BUILTIN = "builtin"
 _RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
-_SECONDS = finite(0, above=True)
 
 
 class Memory(StrEnum):
@@ -58,18 +79,13 @@ class Memory(StrEnum):
     other_repo = "other-repo"
 
 
-class SandboxKind(StrEnum):
-    bubblewrap = "bubblewrap"
-    docker = "docker"
-
-
 @app.command("run")
 def run(
-    tasks: Annotated[str, typer.Option(help="`builtin` (the shipped set) or a task file (JSON lines).")],
-    model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
+    tasks: TasksOption,
+    model: ModelOption,
     out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
-    only: Annotated[str, typer.Option(help="Comma-separated instance ids to run (default: all).")] = "",
-    limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N tasks.")] = None,
+    only: OnlyOption = "",
+    limit: LimitOption = None,
     memory: Annotated[
         Memory,
         typer.Option(
@@ -84,37 +100,26 @@ def run(
             "treatment that irrelevant/other-repo match in length. Give it to every run of a comparison."
         ),
     ] = None,
-    seeds: Annotated[int, typer.Option(min=1, help="Episodes per task (sampling seeds 0..N-1).")] = 4,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
-    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
-    temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
+    seeds: SeedsOption = 4,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
+    temperature: TemperatureOption = 0.0,
     max_output_tokens: MaxOutputOption = None,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
-    max_total_tokens: Annotated[int, typer.Option(min=1, help="Input+output tokens per episode.")] = 400_000,
-    time_limit: Annotated[
-        float, typer.Option(callback=_SECONDS, help="Seconds of agent time per episode.")
-    ] = 900.0,
-    command_timeout: Annotated[
-        float, typer.Option(callback=_SECONDS, help="Seconds per bash command.")
-    ] = 120.0,
-    context_tokens: Annotated[
-        int, typer.Option(min=1, help="Prompt tokens (see --tokenizer) before stopping.")
-    ] = 100_000,
+    max_steps: MaxStepsOption = 30,
+    max_total_tokens: MaxTotalTokensOption = 400_000,
+    time_limit: TimeLimitOption = 900.0,
+    command_timeout: CommandTimeoutOption = 120.0,
+    context_tokens: ContextTokensOption = 100_000,
     n_records: Annotated[int, typer.Option(min=1, help="Memory records inserted.")] = 3,
     max_chars: Annotated[int, typer.Option(min=1, help="Cap on the memory text, in characters.")] = 2000,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 4,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failing request.")] = 6,
-    timeout: Annotated[float, typer.Option(callback=_SECONDS, help="Seconds per request.")] = 300.0,
+    concurrency: ConcurrencyOption = 4,
+    max_retries: MaxRetriesOption = 6,
+    timeout: TimeoutOption = 300.0,
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
     unsafe_local: UnsafeOption = False,
-    sandbox: Annotated[
-        SandboxKind,
-        typer.Option(help="Where commands run: bubblewrap, or docker (podman if docker is absent)."),
-    ] = SandboxKind.bubblewrap,
-    image: Annotated[
-        str | None, typer.Option(help="With --sandbox docker: the image commands run in (pull it first).")
-    ] = None,
+    sandbox: SandboxOption = SandboxKind.bubblewrap,
+    image: ImageOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
@@ -147,21 +152,10 @@ def run(
 def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
-    only = [name.strip() for name in o.only.split(",") if name.strip()]
-    model_config = ModelConfig(
-        model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
-        max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
-        tool_choice=o.tool_choice.value, null_content=o.null_content.value, probe=o.probe,
-    )  # fmt: skip
-    solver = SolverConfig(
-        max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,
-        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens, tokenizer=o.tokenizer,
-    )  # fmt: skip
-    make_counter(o.tokenizer, o.model)  # TokenizerError (a ValueError) now rather than in every episode
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
     return CodingRunConfig(
-        model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
-        memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver,
+        model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
+        memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver_config(o),
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image,
@@ -175,26 +169,6 @@ def frozen_path(frozen: Path | None) -> Path | None:
     if not frozen.is_file():
         raise typer.BadParameter(f"{frozen} is not a file", param_hint="'--frozen'")
     return frozen.expanduser().resolve()
-
-
-def check_sandbox(kind: SandboxKind, image: str | None, unsafe_local: bool) -> None:
-    """--image goes with --sandbox docker and only with it; --unsafe-local only with bubblewrap."""
-    if kind is SandboxKind.docker and not image:
-        raise typer.BadParameter("--sandbox docker needs the image to run in", param_hint="'--image'")
-    if kind is not SandboxKind.docker and image:
-        raise typer.BadParameter("an image is used only with --sandbox docker", param_hint="'--image'")
-    if kind is SandboxKind.docker and unsafe_local:
-        raise typer.BadParameter("applies to --sandbox bubblewrap only", param_hint="'--unsafe-local'")
-
-
-def tasks_path(tasks: str) -> Path:
-    """The shipped set for ``builtin``, else the named file (which must exist)."""
-    if tasks == BUILTIN:
-        return builtin_tasks_path()
-    path = Path(tasks).expanduser().resolve()
-    if not path.is_file():
-        fail(f"--tasks: {tasks} is not a file (give a task file, or `{BUILTIN}` for the shipped set)")
-    return path
 
 
 @app.command("compare")

@@ -7,6 +7,7 @@ that many episodes can wait on the model at once.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ async def run_episode(
     trajectory: JsonlAppender,
 ) -> dict[str, Any]:
     """Prepare, solve, score; return the episode's record. Errors propagate to the run's boundary."""
+    start = time.monotonic()
     episode = await asyncio.to_thread(_prepare, task, settings)
     try:
         trajectory.append(
@@ -63,7 +65,8 @@ async def run_episode(
     finally:
         if not settings.keep_workspaces:
             await asyncio.to_thread(episode.cleanup)
-    return episode_record(identifier, task, memory, settings, episode, result, evaluation, patch)
+    record = episode_record(identifier, task, memory, settings, episode, result, evaluation, patch)
+    return {**record, "episode_s": round(time.monotonic() - start, 3)}
 
 
 def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:
@@ -110,6 +113,7 @@ def episode_record(
         "model_latency_s": round(result.model_latency_s, 3),
         "prepare_s": round(episode.prepare_s, 3),
         "eval_s": round(evaluation.duration_s, 3),
+        "test_s": round(evaluation.result.duration_s, 3) if evaluation.result else 0.0,
         "eval_error": evaluation.error,
         "eval_dropped_paths": evaluation.dropped_paths,
         "outcomes": evaluation.outcomes,

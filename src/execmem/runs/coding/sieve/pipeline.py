@@ -27,6 +27,7 @@ from execmem.runs.coding.sieve.episodes import EpisodeRuns, Progress
 from execmem.runs.coding.sieve.funnel import Funnel, funnel_tables
 from execmem.runs.coding.sieve.history_items import SIEVE_DOCUMENT
 from execmem.runs.coding.sieve.history_stage import history_stage, run_history
+from execmem.runs.coding.sieve.plan import plan
 from execmem.runs.coding.sieve.validate_stage import run_validation, validate_stage
 from execmem.runs.coding.sieve.verify_stage import frozen_path, run_verify, verify_stage
 from execmem.runs.episode_log import lock_folder, unlock_folder
@@ -65,6 +66,10 @@ class SievePipeline:
         if self.config.distiller == "llm":
             return LLMDistiller(self._model(self.config.distiller_or_solver_model()))
         return ExtractiveDistiller()
+
+    def plan(self) -> list[dict[str, Any]]:
+        """The dry run: per stage, the episodes and model calls it would make at most."""
+        return plan(self.config, self.tasks, self.targets, self.runs)
 
     async def run(self) -> dict[str, Any]:
         """All four stages; the funnel document. SieveIncomplete / EndpointError propagate."""
