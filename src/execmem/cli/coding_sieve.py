@@ -98,7 +98,7 @@ def sieve(
     distiller_model: Annotated[str | None, typer.Option(help="Distiller model (default: --model).")] = None,
     drop_unanchored: Annotated[bool, typer.Option(help="Drop experiences with unanchored claims.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Print what each stage would run, then stop.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the funnel document as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the funnel (or the plan) as JSON.")] = False,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     temperature: TemperatureOption = 0.0,
@@ -136,7 +136,8 @@ def sieve(
     except (TaskFileError, RunFolderError) as exc:
         fail(str(exc))
     if dry_run:
-        _print_plan(pipeline.plan())
+        rows = pipeline.plan()
+        typer.echo(json.dumps({"plan": rows}, indent=2)) if as_json else _print_plan(rows)
         return
     _run(pipeline, out, as_json)
 

@@ -52,7 +52,7 @@ def plan(
     calls = 2 if config.distiller == "llm" else 0
     bound = "" if known else " (stage 1 not run yet: upper bounds)"
     return [
-        _row("1 source validation", f"{todo} of {len(tasks)} tasks to validate", 0, 0),
+        _row("1 source validation", f"{todo} of {len(tasks)} tasks to validate (2 test runs each)", 0, 0),
         _row("2 patch-pattern screen", f"{len(alive)} targets with candidates, {pairs} pairs{bound}", 0,
              2 * pairs if config.judge else 0),
         _row("3 history execution", f"{len(history)} history tasks x {config.history_seeds} seeds",
