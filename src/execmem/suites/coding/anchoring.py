@@ -33,19 +33,22 @@ def _is_code_name(name: str) -> bool:
     return "_" in name.strip("_") or name.startswith("_") or inner_capital
 
 
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    """``text`` with the pattern's matches replaced by spaces (positions kept)."""
+    return pattern.sub(lambda m: " " * len(m.group()), text)
+
+
 def claims(text: str) -> list[str]:
     """The concrete names ``text`` states, in order of first appearance, each once."""
-    found: list[str] = []
-    spans = [m.group(1).strip() for m in _BACKQUOTED.finditer(text)]
-    rest = _BACKQUOTED.sub(" ", text)
-    found += spans
-    found += _PATH.findall(rest)
-    without_paths = _PATH.sub(" ", rest)
-    found += _DOTTED.findall(without_paths)
-    plain = _DOTTED.sub(" ", without_paths)
-    found += _CALL.findall(plain)
-    found += [name for name in _NAME.findall(plain) if _is_code_name(name)]
-    return list(dict.fromkeys(claim for claim in found if claim))
+    found = [(m.start(), m.group(1).strip()) for m in _BACKQUOTED.finditer(text)]
+    rest = _blank(text, _BACKQUOTED)
+    found += [(m.start(), m.group()) for m in _PATH.finditer(rest)]
+    rest = _blank(rest, _PATH)
+    found += [(m.start(), m.group()) for m in _DOTTED.finditer(rest)]
+    rest = _blank(rest, _DOTTED)
+    found += [(m.start(), m.group(1)) for m in _CALL.finditer(rest)]
+    found += [(m.start(), m.group()) for m in _NAME.finditer(rest) if _is_code_name(m.group())]
+    return list(dict.fromkeys(claim for _, claim in sorted(found, key=lambda pair: pair[0]) if claim))
 
 
 def _squeeze(text: str) -> str:
