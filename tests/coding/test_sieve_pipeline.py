@@ -14,7 +14,7 @@ import execmem.cli.coding_run  # noqa: F401 - adds run/compare to the coding app
 import execmem.cli.coding_sieve  # noqa: F401 - adds sieve to the coding app
 from execmem.agents.coding.prompts import memory_slot_text
 from execmem.cli.coding import app
-from execmem.core.files import read_json_document
+from execmem.core.files import complete_records, read_json_document
 from execmem.runs.coding.sieve.history_items import eligible_history, history_folder, load_history
 from execmem.suites.coding.frozen import load_frozen
 from execmem.suites.coding.history import HistoryItem
@@ -218,3 +218,15 @@ def test_layer_a_on_the_frozen_file_recovers_the_planted_uplift(sieved, tmp_path
     assert (
         memories["irrelevant"]["alpha__double-3"]["chars"] == memories["frozen"]["alpha__double-3"]["chars"]
     )
+
+
+def test_identical_diffs_share_one_evaluation_and_agree(sieved):
+    episodes = [
+        e for path in (sieved.config.out / "episodes").rglob("episodes.jsonl") for e in complete_records(path)
+    ]
+    reused = [e for e in episodes if e["eval_reused"]]
+    assert reused and all(e["test_s"] == 0.0 and e["eval_s"] == 0.0 for e in reused)
+    scored = {(e["instance_id"], e["model_patch"]): e["resolved"] for e in episodes if not e["eval_reused"]}
+    assert all(scored[e["instance_id"], e["model_patch"]] == e["resolved"] for e in reused)
+    manifest = read_json_document(next((sieved.config.out / "episodes").rglob("manifest.json")))
+    assert "reuses that evaluation" in manifest["evaluation"]["reuse"]

@@ -50,6 +50,9 @@ ImageOption = Annotated[
     str | None, typer.Option(help="With --sandbox docker: the image commands run in (pull it first).")
 ]
 QuietOption = Annotated[bool, typer.Option(help="No progress output.")]
+ReuseOption = Annotated[
+    bool, typer.Option(help="Identical diffs of a task share one evaluation (their tests run once).")
+]
 
 
 def only_ids(only: str) -> list[str]:

@@ -28,6 +28,7 @@ from execmem.cli.coding_options import (
     MaxTotalTokensOption,
     ModelOption,
     OnlyOption,
+    ReuseOption,
     SandboxKind,
     SandboxOption,
     SeedsOption,
@@ -117,6 +118,7 @@ def run(
     timeout: TimeoutOption = 300.0,
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
+    reuse_evaluations: ReuseOption = False,
     unsafe_local: UnsafeOption = False,
     sandbox: SandboxOption = SandboxKind.bubblewrap,
     image: ImageOption = None,
@@ -158,7 +160,7 @@ def _config(**options) -> CodingRunConfig:
         memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver_config(o),
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
-        keep_workspaces=o.keep_workspaces, image=o.image,
+        keep_workspaces=o.keep_workspaces, image=o.image, reuse_evaluations=o.reuse_evaluations,
     )  # fmt: skip
 
 

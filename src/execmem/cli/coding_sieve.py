@@ -30,6 +30,7 @@ from execmem.cli.coding_options import (
     ModelOption,
     OnlyOption,
     QuietOption,
+    ReuseOption,
     SandboxKind,
     SandboxOption,
     TasksOption,
@@ -115,6 +116,7 @@ def sieve(
     sandbox: SandboxOption = SandboxKind.bubblewrap,
     image: ImageOption = None,
     quiet: QuietOption = False,
+    reuse_evaluations: ReuseOption = True,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
     probe: ProbeOption = True,
@@ -177,7 +179,7 @@ def _config(**options) -> SieveConfig:
         history_scope=o.history_scope.value, history_seeds=o.history_seeds, distiller=o.distiller.value,
         distiller_model=named(o.distiller_model),
         drop_unanchored=o.drop_unanchored, seeds=o.seeds, unsafe_local=o.unsafe_local, image=o.image,
-        concurrency=o.concurrency,
+        concurrency=o.concurrency, reuse_evaluations=o.reuse_evaluations,
     )  # fmt: skip
 
 

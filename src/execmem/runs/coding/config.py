@@ -14,6 +14,7 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
+from execmem.runs.coding.evaluation_reuse import REUSE_RULE
 from execmem.runs.identity import measured_model
 from execmem.suites.coding.conditions import Condition, MemorySource, describe_memory
 from execmem.suites.coding.records import RecordPolicy
@@ -53,6 +54,7 @@ class CodingRunConfig(BaseModel):
     concurrency: int = Field(4, ge=1, description="episodes in flight")
     cache_dir: Path | None = Field(None, description="response cache folder (default: the run folder)")
     keep_workspaces: bool = False
+    reuse_evaluations: bool = Field(False, description="identical diffs of a task share one evaluation")
 
     def seed_list(self) -> list[int]:
         return list(range(self.seeds))
@@ -89,6 +91,7 @@ def build_manifest(
             "timeout_s": config.eval_timeout_s,
             "resolved": "every FAIL_TO_PASS and PASS_TO_PASS test passes on the episode's diff",
             "protocol": EVALUATION_PROTOCOL,
+            **({"reuse": REUSE_RULE} if config.reuse_evaluations else {}),
         },
         "tasks": {
             "file_sha256": task_sha256,

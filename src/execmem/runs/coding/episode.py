@@ -7,6 +7,7 @@ that many episodes can wait on the model at once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from execmem.agents.coding.solver import SolveResult, opening_messages, solve
 from execmem.core.clock import now_iso
 from execmem.core.files import JsonlAppender
 from execmem.core.protocols import Model
+from execmem.runs.coding.evaluation_reuse import EvaluationStore, evaluate_once, evaluation_key
 from execmem.suites.coding.evaluation.evaluate import Evaluation, evaluate
 from execmem.suites.coding.records import InjectedMemory
 from execmem.suites.coding.sandbox.config import SandboxConfig
@@ -39,6 +41,7 @@ class EpisodeSettings:
     sandbox_config: SandboxConfig = field(default_factory=SandboxConfig)
     keep_workspaces: bool = False
     image: str | None = None  # docker/podman image the commands run in (None: bubblewrap)
+    evaluations: EvaluationStore | None = None  # identical diffs share one evaluation (opt-in)
 
 
 async def run_episode(
@@ -60,13 +63,26 @@ async def run_episode(
             model, episode, task.problem_statement, memory.text, settings.solver, trajectory.append
         )
         patch = await asyncio.to_thread(episode.diff)
-        evaluation = await asyncio.to_thread(evaluate, task, episode, settings.eval_timeout_s)
+        evaluation, reused = await _evaluate(task, episode, patch, settings)
         trajectory.append({"end_reason": result.end_reason, "evaluation": evaluation.to_dict()})
     finally:
         if not settings.keep_workspaces:
             await asyncio.to_thread(episode.cleanup)
     record = episode_record(identifier, task, memory, settings, episode, result, evaluation, patch)
-    return {**record, "episode_s": round(time.monotonic() - start, 3)}
+    return {**record, "eval_reused": reused, "episode_s": round(time.monotonic() - start, 3)}
+
+
+async def _evaluate(
+    task: CodingTask, episode: Episode, patch: str, settings: EpisodeSettings
+) -> tuple[Evaluation, bool]:
+    """The episode's evaluation, and whether it was reused from an identical diff's."""
+    if settings.evaluations is None:
+        return await asyncio.to_thread(evaluate, task, episode, settings.eval_timeout_s), False
+    key = evaluation_key(
+        task, patch, {"timeout_s": settings.eval_timeout_s, "sandbox": settings.sandbox_kind}
+    )
+    run = functools.partial(evaluate, task, episode, settings.eval_timeout_s)
+    return await asyncio.to_thread(evaluate_once, settings.evaluations, key, run)
 
 
 def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:

@@ -11,6 +11,7 @@ from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
+from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
 from execmem.runs.runner import EpisodeRunner
@@ -44,6 +45,8 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
+        store = (config.cache_dir or folder) / "evaluations.sqlite"
+        self.evaluations = EvaluationStore(store) if config.reuse_evaluations else None
         self.by_seed = {
             seed: OpenAIChatModel(config.model.model_copy(update={"seed": seed}), self.cache)
             for seed in config.seed_list()
@@ -60,7 +63,16 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
             image=config.image,
+            evaluations=self.evaluations,
         )
+
+    async def run(self, on_episode=None) -> dict[str, Any]:
+        """The skeleton's run; the evaluation store (when reused) is closed with the run."""
+        try:
+            return await super().run(on_episode)
+        finally:
+            if self.evaluations is not None:
+                self.evaluations.close()
 
     def items(self) -> list[tuple[CodingTask, int]]:
         """Every (task, seed) episode, in task order then seed order."""

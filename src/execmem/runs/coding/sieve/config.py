@@ -45,6 +45,7 @@ class SieveConfig(BaseModel):
     image: str | None = None
     eval_timeout_s: float = Field(600.0, gt=0)
     concurrency: int = Field(4, ge=1, description="episodes (or validations) in flight")
+    reuse_evaluations: bool = Field(True, description="identical diffs of a task share one evaluation")
 
     def judge_or_solver_model(self) -> ModelConfig:
         return self.judge_model or self.model
@@ -62,4 +63,5 @@ class SieveConfig(BaseModel):
             "unsafe_local": self.unsafe_local,
             "image": self.image,
             "eval_timeout_s": self.eval_timeout_s,
+            "reuse_evaluations": self.reuse_evaluations,
         }

@@ -84,6 +84,7 @@ class EpisodeRuns:
             eval_timeout_s=c.eval_timeout_s,
             concurrency=min(c.concurrency, spec.seeds),
             cache_dir=c.out / "cache",
+            reuse_evaluations=c.reuse_evaluations,
         )
 
     def pending(self, specs: Sequence[RunSpec]) -> int:
