@@ -75,6 +75,7 @@ def episode_figures(out: Path) -> dict[str, float]:
     overhead = [e["episode_s"] - e["model_latency_s"] - e["test_s"] for e in episodes]
     return {
         "episodes": len(episodes),
+        "evaluations_reused": sum(bool(e.get("eval_reused")) for e in episodes),
         "median_episode_s": statistics.median(e["episode_s"] for e in episodes),
         "median_test_s": statistics.median(e["test_s"] for e in episodes),
         "median_model_latency_s": statistics.median(e["model_latency_s"] for e in episodes),
@@ -116,7 +117,8 @@ def main() -> None:
         **{k: round(v, 3) if isinstance(v, float) else v for k, v in episode_figures(out).items()},
         "kept": document["kept"], "expected_kept": expected, "agrees": document["kept"] == expected,
         "funnel": [t["rows"] for t in document["tables"] if t["id"] == "sieve-funnel"][0],
-        "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
         "out": str(out),
     }  # fmt: skip
     text = json.dumps(report, indent=2)
