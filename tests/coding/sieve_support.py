@@ -29,15 +29,8 @@ from execmem.suites.coding.builder.testrun import pytest_command
 from execmem.suites.coding.patches import file_diff
 from execmem.suites.coding.tasks import CodingTask, dump_tasks
 from execmem.testing.planted_coding_solver import Plant
-from tests.coding.paired_support import INSTALL
+from tests.coding.paired_support import GOOD, INSTALL, make_repo
 
-GOOD = "def double(x):\n    return x * 2\n\n\ndef inc(x):\n    return x + 1\n\n\ndef neg(x):\n    return -x\n"
-TESTS = (
-    "from {pkg}.core import double, inc, neg\n\n\n"
-    "def test_double():\n    assert double(3) == 6\n\n\n"
-    "def test_inc():\n    assert inc(3) == 4\n\n\n"
-    "def test_neg():\n    assert neg(3) == -3\n"
-)
 BUGS = {  # task: (package, day, function, good text, bad text)
     "alpha__double-1": ("alpha", 1, "double", "x * 2", "x * 3"),
     "alpha__inc-2": ("alpha", 2, "inc", "x + 1", "x + 2"),
@@ -60,16 +53,6 @@ EXPECTED_DROPS = {
     "alpha__inc-2": (3, "no uplift"),
     "alpha__double-4": (3, "at ceiling (off 4/4)"),
 }
-
-
-def make_repo(root: Path, pkg: str) -> Path:
-    folder = root / pkg
-    (folder / pkg).mkdir(parents=True)
-    (folder / "tests").mkdir()
-    (folder / pkg / "__init__.py").write_text("")
-    (folder / pkg / "core.py").write_text(GOOD)
-    (folder / "tests" / "test_core.py").write_text(TESTS.format(pkg=pkg))
-    return folder
 
 
 def make_task(instance_id: str, source: Path) -> CodingTask:

@@ -3,17 +3,20 @@ budgets, the sandbox, the task selection, and how they become configs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
 from execmem.agents.coding.config import SolverConfig
 from execmem.cli.common import fail, finite
+from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
-from execmem.llm.token_counter import make_counter
+from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.suites.coding.paths import builtin_tasks_path
 
 BUILTIN = "builtin"
@@ -53,6 +56,16 @@ QuietOption = Annotated[bool, typer.Option(help="No progress output.")]
 ReuseOption = Annotated[
     bool, typer.Option(help="Identical diffs of a task share one evaluation (their tests run once).")
 ]
+
+
+def checked_config(build: Callable[..., Any], options: dict[str, Any]) -> Any:
+    """``build(**options)``; a value pydantic or the tokenizer refuses is one ``error:`` line."""
+    try:
+        return build(**options)
+    except ValidationError as exc:
+        fail(first_error(exc))
+    except TokenizerError as exc:
+        fail(str(exc))
 
 
 def only_ids(only: str) -> list[str]:

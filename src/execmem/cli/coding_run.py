@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -37,6 +36,7 @@ from execmem.cli.coding_options import (
     TimeLimitOption,
     TimeoutOption,
     check_sandbox,
+    checked_config,
     model_config,
     only_ids,
     solver_config,
@@ -54,8 +54,6 @@ from execmem.cli.endpoint_options import (
 )
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
-from execmem.core.pydantic_errors import first_error
-from execmem.llm.token_counter import TokenizerError
 from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.layer_a import layer_a_tables
@@ -130,12 +128,7 @@ def run(
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
-    try:
-        config = _config(**locals())
-    except ValidationError as exc:
-        fail(first_error(exc))
-    except TokenizerError as exc:
-        fail(str(exc))
+    config = checked_config(_config, locals())
     try:
         from execmem.runs.coding.run import CodingRun  # the executor and its client: loaded only to run
 

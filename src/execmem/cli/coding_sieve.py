@@ -10,52 +10,15 @@ from types import SimpleNamespace
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from execmem.cli import coding_options as opt
+from execmem.cli import endpoint_options as endpoint
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
-from execmem.cli.coding_options import (
-    ApiKeyEnvOption,
-    BaseUrlOption,
-    CommandTimeoutOption,
-    ConcurrencyOption,
-    ContextTokensOption,
-    ImageOption,
-    LimitOption,
-    MaxRetriesOption,
-    MaxStepsOption,
-    MaxTotalTokensOption,
-    ModelOption,
-    OnlyOption,
-    QuietOption,
-    ReuseOption,
-    SandboxKind,
-    SandboxOption,
-    TasksOption,
-    TemperatureOption,
-    TimeLimitOption,
-    TimeoutOption,
-    check_sandbox,
-    model_config,
-    only_ids,
-    solver_config,
-    tasks_path,
-)
 from execmem.cli.common import check_out_folder, fail
-from execmem.cli.endpoint_options import (
-    MaxOutputOption,
-    NullContent,
-    NullContentOption,
-    ProbeOption,
-    TokenizerOption,
-    ToolChoice,
-    ToolChoiceOption,
-)
 from execmem.cli.tables import print_tables
-from execmem.core.pydantic_errors import first_error
-from execmem.llm.token_counter import TokenizerError
 from execmem.runs.coding.sieve.config import SieveConfig
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.report_tables import ReportTable
@@ -77,11 +40,11 @@ class HistoryScope(StrEnum):
 
 @app.command("sieve")
 def sieve(
-    tasks: TasksOption,
-    model: ModelOption,
+    tasks: opt.TasksOption,
+    model: opt.ModelOption,
     out: Annotated[Path, typer.Option(help="SIEVE folder; re-running the same command resumes.")],
-    only: OnlyOption = "",
-    limit: LimitOption = None,
+    only: opt.OnlyOption = "",
+    limit: opt.LimitOption = None,
     seeds: Annotated[int, typer.Option(min=1, help="Seeds per condition in the verification.")] = 4,
     history_seeds: Annotated[int, typer.Option(min=1, help="Seeds per history task.")] = 1,
     history_scope: Annotated[
@@ -100,36 +63,31 @@ def sieve(
     drop_unanchored: Annotated[bool, typer.Option(help="Drop experiences with unanchored claims.")] = False,
     dry_run: Annotated[bool, typer.Option(help="Print what each stage would run, then stop.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the funnel (or the plan) as JSON.")] = False,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
-    temperature: TemperatureOption = 0.0,
-    max_output_tokens: MaxOutputOption = None,
-    max_steps: MaxStepsOption = 30,
-    max_total_tokens: MaxTotalTokensOption = 400_000,
-    time_limit: TimeLimitOption = 900.0,
-    command_timeout: CommandTimeoutOption = 120.0,
-    context_tokens: ContextTokensOption = 100_000,
-    concurrency: ConcurrencyOption = 4,
-    max_retries: MaxRetriesOption = 6,
-    timeout: TimeoutOption = 300.0,
+    base_url: opt.BaseUrlOption = None,
+    api_key_env: opt.ApiKeyEnvOption = "OPENAI_API_KEY",
+    temperature: opt.TemperatureOption = 0.0,
+    max_output_tokens: endpoint.MaxOutputOption = None,
+    max_steps: opt.MaxStepsOption = 30,
+    max_total_tokens: opt.MaxTotalTokensOption = 400_000,
+    time_limit: opt.TimeLimitOption = 900.0,
+    command_timeout: opt.CommandTimeoutOption = 120.0,
+    context_tokens: opt.ContextTokensOption = 100_000,
+    concurrency: opt.ConcurrencyOption = 4,
+    max_retries: opt.MaxRetriesOption = 6,
+    timeout: opt.TimeoutOption = 300.0,
     unsafe_local: UnsafeOption = False,
-    sandbox: SandboxOption = SandboxKind.bubblewrap,
-    image: ImageOption = None,
-    quiet: QuietOption = False,
-    reuse_evaluations: ReuseOption = True,
-    tool_choice: ToolChoiceOption = ToolChoice.auto,
-    null_content: NullContentOption = NullContent.empty,
-    probe: ProbeOption = True,
-    tokenizer: TokenizerOption = "auto",
+    sandbox: opt.SandboxOption = opt.SandboxKind.bubblewrap,
+    image: opt.ImageOption = None,
+    quiet: opt.QuietOption = False,
+    reuse_evaluations: opt.ReuseOption = True,
+    tool_choice: endpoint.ToolChoiceOption = endpoint.ToolChoice.auto,
+    null_content: endpoint.NullContentOption = endpoint.NullContent.empty,
+    probe: endpoint.ProbeOption = True,
+    tokenizer: endpoint.TokenizerOption = "auto",
 ) -> None:
     """Find the targets whose history holds an experience that helps: four resumable stages."""
     check_out_folder(out)
-    try:
-        config = _config(**locals())
-    except ValidationError as exc:
-        fail(first_error(exc))
-    except TokenizerError as exc:
-        fail(str(exc))
+    config = opt.checked_config(_config, locals())
     from execmem.runs.coding.sieve.pipeline import SievePipeline  # the executor: loaded only to run
 
     progress = (lambda message: None) if quiet else _stderr.log
@@ -165,16 +123,16 @@ def _run(pipeline, out: Path, as_json: bool) -> None:
 
 def _config(**options) -> SieveConfig:
     o = SimpleNamespace(**options)
-    check_sandbox(o.sandbox, o.image, o.unsafe_local)
-    solver_model = model_config(o)
+    opt.check_sandbox(o.sandbox, o.image, o.unsafe_local)
+    solver_model = opt.model_config(o)
     screen = ScreenPolicy(top_n=o.top_n, min_score=o.min_score)
 
     def named(name: str | None):  # the solver's endpoint settings with another model name
         return solver_model.model_copy(update={"model": name}) if name else None
 
     return SieveConfig(
-        tasks_file=tasks_path(o.tasks), out=o.out.resolve(), model=solver_model, solver=solver_config(o),
-        only=only_ids(o.only), limit=o.limit, screen=screen, judge=o.judge,
+        tasks_file=opt.tasks_path(o.tasks), out=o.out.resolve(), model=solver_model,
+        solver=opt.solver_config(o), only=opt.only_ids(o.only), limit=o.limit, screen=screen, judge=o.judge,
         judge_model=named(o.judge_model),
         history_scope=o.history_scope.value, history_seeds=o.history_seeds, distiller=o.distiller.value,
         distiller_model=named(o.distiller_model),
