@@ -99,6 +99,15 @@ class PlantedSolver:
             for task in tasks
         }
 
+    def describe(self) -> dict:
+        return {
+            "kind": "planted-coding-solver",
+            "length_cost": self.length_cost,
+            "salt": self.salt,
+            "at_ceiling": sum(p.p_off >= 1 for p in self.plants.values()),
+            "tasks": len(self.plants),
+        }
+
     def probability(self, task: CodingTask, memory: str | None) -> float:
         plant, text = self.plants[task.instance_id], memory or ""
         named = 1.0 if text and names_fix(task, text) else 0.0
@@ -171,6 +180,11 @@ def planted(
             key: Plant(float(v["p_off"]), float(v["effect"]), bool(v.get("stall"))) for key, v in raw.items()
         }
     return PlantedSolver(
-        load_tasks(path), plants, ceiling=float(ceiling), base=float(base), effect=float(effect),
-        length_cost=float(length_cost), salt=salt,
-    )  # fmt: skip
+        load_tasks(path),
+        plants,
+        ceiling=float(ceiling),
+        base=float(base),
+        effect=float(effect),
+        length_cost=float(length_cost),
+        salt=salt,
+    )
