@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.files import complete_records
-from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.run import CodingRun
 from execmem.runs.coding.sieve.config import SieveConfig
@@ -51,22 +50,6 @@ class EpisodeRuns:
     def __init__(self, config: SieveConfig, progress: Progress) -> None:
         self.config, self.progress = config, progress
         self.root = config.out / "episodes" / content_key(config.solver_identity())[:12]
-        self._probed: asyncio.Lock | None = None
-        self.probed = not config.model.probe
-
-    async def probe(self) -> None:
-        """One small request before the first episode of the pipeline (a wrong URL, key or model
-        fails in seconds); the runs themselves do not probe."""
-        self._probed = self._probed or asyncio.Lock()
-        async with self._probed:
-            if self.probed:
-                return
-            model = OpenAIChatModel(self.config.model)
-            try:
-                await model.probe()
-            finally:
-                await model.aclose()
-            self.probed = True
 
     def coding_config(self, spec: RunSpec) -> CodingRunConfig:
         c = self.config
@@ -102,7 +85,6 @@ class EpisodeRuns:
             nonlocal done
             if set(spec.expected()) <= set(finished(spec.folder)):
                 return
-            await self.probe()
             async with gate:
                 await CodingRun(self.coding_config(spec), spec.folder).run()
             done += 1

@@ -77,6 +77,8 @@ class SievePipeline:
         out.mkdir(parents=True, exist_ok=True)
         lock_folder(out)
         try:
+            if self.config.model.probe:  # a wrong URL, key or model fails in seconds, not after stage 1
+                await self._probe()
             return await self._stages()
         finally:
             for model in self.models:
@@ -84,6 +86,13 @@ class SievePipeline:
             if self.cache is not None:
                 self.cache.close()
             unlock_folder(out)
+
+    async def _probe(self) -> None:
+        model = OpenAIChatModel(self.config.model)
+        try:
+            await model.probe()
+        finally:
+            await model.aclose()
 
     async def _stages(self) -> dict[str, Any]:
         started, folders = now_iso(), {}
