@@ -34,6 +34,10 @@ def test_the_probability_follows_the_documented_formula(tasks):
     assert solver.probability(task, "the include in alpha/core.py") < 0.3  # a whole word, not a part
     assert solver.probability(task, "x" * 10_000) == 0.0  # clipped at 0
     assert fix_location(task) == ("alpha/core.py", ["inc"])
+    init = task.model_copy(update={"meta": {"function": "Cache.__init__"}})
+    solver.plants[init.instance_id] = Plant(0.0, 1.0)
+    assert solver.probability(init, "`Cache.__init__` in alpha/core.py") > 0.9
+    assert solver.probability(init, "see alpha/core.py and pkg/__init__.py") == 0  # a path is no function
 
 
 def test_draws_are_fixed_per_instance_and_seed_and_shared_by_conditions(tasks):

@@ -59,15 +59,15 @@ def _layer_a(tasks: str, out: Path, base_url: str, seeds: str) -> int:
         )
         if code:
             return code
+    return _compare(runs, out)
+
+
+def _compare(runs: list[str], out: Path) -> int:
     code = _execmem("coding", "compare", *runs)
     if code == 0:
         with open(out / "layer-a" / "compare.json", "w", encoding="utf-8") as sink:
-            subprocess.run(
-                [sys.executable, "-m", "execmem", "coding", "compare", *runs, "--json"],
-                stdout=sink,
-                stderr=subprocess.DEVNULL,
-                check=False,
-            )
+            command = [sys.executable, "-m", "execmem", "coding", "compare", *runs, "--json"]
+            subprocess.run(command, stdout=sink, stderr=subprocess.DEVNULL, check=False)
     return code
 
 

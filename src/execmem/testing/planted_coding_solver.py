@@ -47,6 +47,7 @@ from execmem.testing.coding_policies import bash, issue_of, steps_taken
 from execmem.testing.fake_policies import Fault, Reply, error_body
 
 NOTE = "# execmem-scripted: {function} reviewed here, left unchanged"
+_SOURCE_PATH = re.compile(r"[\w./-]*\.pyi?\b")
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,11 @@ def fix_location(task: CodingTask) -> tuple[str, list[str]]:
 
 
 def names_fix(task: CodingTask, memory: str) -> bool:
-    """The memory holds the fix's file path and a function it changes (as a whole word)."""
+    """The memory holds the fix's file path and a function it changes (as a whole word, outside file
+    paths: ``__init__`` in ``pkg/__init__.py`` does not count)."""
     path, functions = fix_location(task)
-    return path in memory and any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", memory) for f in functions)
+    words = _SOURCE_PATH.sub(" ", memory)
+    return path in memory and any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", words) for f in functions)
 
 
 class PlantedSolver:

@@ -91,18 +91,9 @@ async def run_verify(
     }
     cand_episodes = await runs.run(list(specs.values()), "verify candidates")
     for (target, rank), spec in specs.items():
-        line = candidates[target][rank - 1]
         got = outcomes(cand_episodes[spec.folder], target, seeds)
-        uplift = (sum(got) - sum(results[target]["off"])) / seeds
         results[target]["candidates"].append(
-            {
-                "rank": rank,
-                "history": line["history"],
-                "text": line["text"],
-                "outcomes": got,
-                "uplift": uplift,
-                "run": str(spec.folder),
-            }
+            _candidate(candidates[target][rank - 1], got, results[target], spec)
         )
     records = [_freeze(t, results[t], candidates[t], by_id[t], provenance, config) for t in candidates]
     frozen = [record for record in records if record is not None]
@@ -110,6 +101,12 @@ async def run_verify(
     dump_frozen(frozen, stage.path(FROZEN))
     stage.finish({"targets": len(results), "kept": len(frozen)})
     return results
+
+
+def _candidate(line: dict, got: list[int], result: dict, spec: RunSpec) -> dict[str, Any]:
+    uplift = (sum(got) - sum(result["off"])) / len(got)
+    return {"rank": line["rank"], "history": line["history"], "text": line["text"], "outcomes": got,
+            "uplift": uplift, "run": str(spec.folder)}  # fmt: skip
 
 
 def decide(result: dict[str, Any], seeds: int) -> str | None:
