@@ -19,6 +19,7 @@ from execmem.core.clock import now_iso
 from execmem.core.files import JsonlAppender
 from execmem.core.protocols import Model
 from execmem.runs.coding.evaluation_reuse import EvaluationStore, evaluate_once, evaluation_key
+from execmem.suites.coding.bases import BaseCache
 from execmem.suites.coding.evaluation.evaluate import Evaluation, evaluate
 from execmem.suites.coding.records import InjectedMemory
 from execmem.suites.coding.sandbox.config import SandboxConfig
@@ -42,6 +43,7 @@ class EpisodeSettings:
     keep_workspaces: bool = False
     image: str | None = None  # docker/podman image the commands run in (None: bubblewrap)
     evaluations: EvaluationStore | None = None  # identical diffs share one evaluation (opt-in)
+    bases: BaseCache | None = None  # prepared bases of pinned sources, copied into each episode
 
 
 async def run_episode(
@@ -89,6 +91,7 @@ def _prepare(task: CodingTask, settings: EpisodeSettings) -> Episode:
     episode = prepare_episode(
         task, settings.workspaces, settings.env_cache,
         unsafe_local=settings.unsafe_local, sandbox_config=settings.sandbox_config, image=settings.image,
+        bases=settings.bases,
     )  # fmt: skip
     kind = episode.sandbox.describe()["kind"]
     if kind != settings.sandbox_kind:

@@ -15,6 +15,7 @@ from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
 from execmem.runs.runner import EpisodeRunner
+from execmem.suites.coding.bases import BaseCache
 from execmem.suites.coding.conditions import MemorySource, check_condition, memory_for
 from execmem.suites.coding.frozen import load_frozen
 from execmem.suites.coding.paths import cache_root
@@ -58,6 +59,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_kind=sandbox_kind,
             workspaces=folder / "workspaces",
             env_cache=VenvCache((coding_cache or cache_root()) / "envs"),
+            bases=BaseCache((coding_cache or cache_root()) / "bases"),
             unsafe_local=config.unsafe_local,
             eval_timeout_s=config.eval_timeout_s,
             sandbox_config=config.sandbox,
