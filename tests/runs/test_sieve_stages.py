@@ -115,3 +115,28 @@ def test_an_anchored_experience_is_ok_and_an_unanchored_one_is_flagged(tmp_path)
 def test_an_experience_naming_its_target_is_dropped(tmp_path):
     line = distilled(tmp_path, {**FIELDS, "reusable_lesson": "same as alpha__double-3"})
     assert line["status"] == "leak" and line["leaks"] == ["alpha__double-3"]
+
+
+def test_the_pool_scope_runs_every_pool_task_and_the_shortlist_scope_only_the_kept(tmp_path):
+    from execmem.runs.coding.sieve.episodes import EpisodeRuns
+    from execmem.runs.coding.sieve.history_stage import history_specs
+
+    tasks = load_tasks(make_sieve_tasks(tmp_path))
+    valid = {t.instance_id for t in tasks}
+    for scope, expected in (
+        ("shortlist", ["alpha__double-1"]),
+        ("pool", ["alpha__double-1", "alpha__inc-2"]),
+    ):
+        config = sieve_config(
+            tmp_path / "tasks" / "tasks.jsonl",
+            tmp_path / "out",
+            "http://127.0.0.1:9/v1",
+            history_scope=scope,
+            screen={"top_n": 1},
+        )
+        target = next(t for t in tasks if t.instance_id == "alpha__double-3")
+        screened = {
+            "alpha__double-3": {**screen_stage.screen_target(target, tasks, valid, config), "dropped": None}
+        }
+        specs = history_specs(EpisodeRuns(config, lambda m: None), screened, config)
+        assert [spec.task for spec in specs] == expected and all(spec.memory == "off" for spec in specs)
