@@ -41,19 +41,8 @@ class CodingSolver(Protocol):
 class BashSolver:
     """The built-in solver (``agents.coding.solver``): one ``bash`` tool, sentinel submission."""
 
-    def opening_messages(self, statement: str, memory: str | None) -> list[dict[str, Any]]:
-        return opening_messages(statement, memory)
-
-    async def solve(
-        self,
-        model: Model,
-        runner: CommandRunner,
-        statement: str,
-        memory: str | None,
-        config: SolverConfig,
-        on_step: StepHook | None = None,
-    ) -> SolveResult:
-        return await solve(model, runner, statement, memory, config, on_step)
+    opening_messages = staticmethod(opening_messages)
+    solve = staticmethod(solve)
 
     def describe(self) -> dict[str, Any]:
         return {

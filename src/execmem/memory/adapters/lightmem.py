@@ -36,13 +36,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.call_meter import CallMeter
 from execmem.memory.adapters.common import (
     TIME,
     PerUserSystems,
+    StateDirectory,
     make_item,
     name_id,
     openai_key,
@@ -53,7 +54,6 @@ from execmem.memory.adapters.common import (
 )
 from execmem.memory.adapters.lightmem_config import lightmem_config
 from execmem.memory.adapters.turns import NO_REPLY, exchanges
-from execmem.memory.base import check_path
 from execmem.memory.registry import MissingExtraError
 
 LLMLINGUA_2 = "microsoft/llmlingua-2-bert-base-multilingual-cased-meetingbank"
@@ -65,7 +65,9 @@ class LightMemConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: str | None = Field(default=None, description="directory (absolute) of the users' Qdrant folders")
+    path: StateDirectory = Field(
+        default=None, description="directory (absolute) of the users' Qdrant folders"
+    )
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (…/v1)")
     api_key_env: str = "OPENAI_API_KEY"
     model: str = Field(default="gpt-4o-mini", description="the memory manager's model (fact extraction)")
@@ -89,16 +91,6 @@ class LightMemConfig(BaseModel):
     overfetch: int = Field(default=2, ge=1, description="under a cut-off, ask Qdrant for top_k * overfetch")
     assistant_speakers: tuple[str, ...] = ()
     no_reply: str = NO_REPLY
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _absolute(cls, value: Any) -> str | None:
-        if value is None:
-            return None
-        text = check_path(value)
-        if text == ":memory:":
-            raise ValueError("LightMem keeps a Qdrant folder: give a directory, or None for a temporary one")
-        return text
 
     @model_validator(mode="after")
     def _segmenter_model(self) -> LightMemConfig:

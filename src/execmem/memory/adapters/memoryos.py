@@ -39,12 +39,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.call_meter import CallMeter
 from execmem.memory.adapters.common import (
     PerUserSystems,
+    StateDirectory,
     make_item,
     name_id,
     openai_key,
@@ -55,7 +56,6 @@ from execmem.memory.adapters.common import (
 from execmem.memory.adapters.ledger import SourceLedger, key_of
 from execmem.memory.adapters.memoryos_embedding import install, make_encoder
 from execmem.memory.adapters.turns import NO_REPLY, exchanges
-from execmem.memory.base import check_path
 from execmem.memory.registry import MissingExtraError
 
 Store = Literal["pages", "user_knowledge", "assistant_knowledge", "profile", "short_term"]
@@ -67,7 +67,7 @@ class MemoryOSConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: str | None = Field(default=None, description="directory (absolute) of every user's files")
+    path: StateDirectory = Field(default=None, description="directory (absolute) of every user's files")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (…/v1)")
     api_key_env: str = "OPENAI_API_KEY"
     model: str = Field(default="gpt-4o-mini", description="MemoryOS's one model for every call")
@@ -86,16 +86,6 @@ class MemoryOSConfig(BaseModel):
     stores: tuple[Store, ...] = Field(default=STORES, min_length=1, description="what a search returns")
     assistant_speakers: tuple[str, ...] = ()
     no_reply: str = NO_REPLY
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _absolute(cls, value: Any) -> str | None:
-        if value is None:
-            return None
-        text = check_path(value)
-        if text == ":memory:":
-            raise ValueError("MemoryOS always writes files: give a directory, or None for a temporary one")
-        return text
 
     @model_validator(mode="after")
     def _named_model(self) -> MemoryOSConfig:
