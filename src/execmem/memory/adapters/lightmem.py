@@ -224,7 +224,8 @@ class LightMemMemory(PerUserSystems):
         system.construct_update_queue_all_entries()
         system.offline_update_all_entries(score_threshold=self.config.update_threshold)
         after = self._entries(system)
-        latest = max([record[TIME], *(p[TIME] for p in after.values() if isinstance(p.get(TIME), float))])
+        stamped = [payload[TIME] for payload in after.values() if isinstance(payload.get(TIME), int | float)]
+        latest = max([record[TIME], *stamped])
         for point_id, payload in after.items():
             if payload.get("memory") != before.get(point_id, {}).get("memory"):
                 system.embedding_retriever.update(vector_id=point_id, payload={**record, TIME: latest})
