@@ -78,6 +78,11 @@ class Memory(StrEnum):
     other_repo = "other-repo"
 
 
+class Solver(StrEnum):
+    bash = "bash"
+    miniswe = "miniswe"
+
+
 @app.command("run")
 def run(
     tasks: TasksOption,
@@ -100,6 +105,9 @@ def run(
         ),
     ] = None,
     seeds: SeedsOption = 4,
+    solver: Annotated[
+        Solver, typer.Option(help="bash (built-in) or miniswe (mini-swe-agent: the [miniswe] extra).")
+    ] = Solver.bash,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     temperature: TemperatureOption = 0.0,
@@ -151,6 +159,7 @@ def _config(**options) -> CodingRunConfig:
     return CodingRunConfig(
         model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
         memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver_config(o),
+        solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image, reuse_evaluations=o.reuse_evaluations,

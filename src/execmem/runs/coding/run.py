@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from execmem.agents.coding.solvers import make_solver
 from execmem.core.hashing import file_sha256
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
@@ -41,8 +42,9 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.memories = {  # records come from the whole file: a subset changes targets, not history
             t.instance_id: memory_for(config.memory, t, source) for t in self.tasks
         }
+        agent = make_solver(config.solver_kind)
         sha = file_sha256(config.tasks_file)
-        manifest = build_manifest(config, self.tasks, sandbox_kind, sha, source)
+        manifest = build_manifest(config, self.tasks, sandbox_kind, sha, source, agent)
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
@@ -66,6 +68,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             keep_workspaces=config.keep_workspaces,
             image=config.image,
             evaluations=self.evaluations,
+            agent=agent,
         )
 
     async def run(self, on_episode=None) -> dict[str, Any]:
