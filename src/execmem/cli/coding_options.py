@@ -23,6 +23,11 @@ BUILTIN = "builtin"
 _SECONDS = finite(0, above=True)
 
 
+class Solver(StrEnum):
+    bash = "bash"
+    miniswe = "miniswe"
+
+
 class SandboxKind(StrEnum):
     bubblewrap = "bubblewrap"
     docker = "docker"

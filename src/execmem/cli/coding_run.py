@@ -31,6 +31,7 @@ from execmem.cli.coding_options import (
     SandboxKind,
     SandboxOption,
     SeedsOption,
+    Solver,
     TasksOption,
     TemperatureOption,
     TimeLimitOption,
@@ -76,11 +77,6 @@ class Memory(StrEnum):
     frozen = "frozen"
     irrelevant = "irrelevant"
     other_repo = "other-repo"
-
-
-class Solver(StrEnum):
-    bash = "bash"
-    miniswe = "miniswe"
 
 
 @app.command("run")

@@ -46,6 +46,10 @@ def sieve(
     only: opt.OnlyOption = "",
     limit: opt.LimitOption = None,
     seeds: Annotated[int, typer.Option(min=1, help="Seeds per condition in the verification.")] = 4,
+    solver: Annotated[
+        opt.Solver,
+        typer.Option(help="The reference solver: bash (built-in) or miniswe (the [miniswe] extra)."),
+    ] = opt.Solver.bash,
     history_seeds: Annotated[int, typer.Option(min=1, help="Seeds per history task.")] = 1,
     history_scope: Annotated[
         HistoryScope, typer.Option(help="Run the shortlisted history tasks, or every task of each pool.")
@@ -137,7 +141,7 @@ def _config(**options) -> SieveConfig:
         history_scope=o.history_scope.value, history_seeds=o.history_seeds, distiller=o.distiller.value,
         distiller_model=named(o.distiller_model),
         drop_unanchored=o.drop_unanchored, seeds=o.seeds, unsafe_local=o.unsafe_local, image=o.image,
-        concurrency=o.concurrency, reuse_evaluations=o.reuse_evaluations,
+        concurrency=o.concurrency, reuse_evaluations=o.reuse_evaluations, solver_kind=o.solver.value,
     )  # fmt: skip
 
 

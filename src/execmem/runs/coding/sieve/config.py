@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.agents.coding.config import SolverConfig
+from execmem.agents.coding.solvers import SolverKind
 from execmem.llm.config import ModelConfig
 from execmem.runs.identity import measured_model
 from execmem.suites.coding.sandbox.config import SandboxConfig
@@ -25,6 +26,7 @@ class SieveConfig(BaseModel):
     out: Path
     model: ModelConfig
     solver: SolverConfig = Field(default_factory=SolverConfig)
+    solver_kind: SolverKind = Field("bash", description="the reference solver: bash (built-in) or miniswe")
     only: list[str] = Field(default_factory=list, description="targets to sieve (default: all)")
     limit: int | None = Field(None, ge=1)
     screen: ScreenPolicy = Field(default_factory=ScreenPolicy)
@@ -59,6 +61,7 @@ class SieveConfig(BaseModel):
         return {
             "model": model,
             "solver": self.solver.describe(),
+            "solver_kind": self.solver_kind,
             "sandbox": self.sandbox.settings(),
             "unsafe_local": self.unsafe_local,
             "image": self.image,

@@ -68,6 +68,7 @@ class EpisodeRuns:
             concurrency=min(c.concurrency, spec.seeds),
             cache_dir=c.out / "cache",
             reuse_evaluations=c.reuse_evaluations,
+            solver_kind=c.solver_kind,
         )
 
     def pending(self, specs: Sequence[RunSpec]) -> int:
