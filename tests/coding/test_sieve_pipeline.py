@@ -156,9 +156,13 @@ def test_no_target_leaks_into_history_experiences_or_the_memory_slot(sieved):
 
 def test_rerunning_spends_nothing_and_a_new_distiller_setting_reruns_no_episode(sieved):
     with FakeServer(sieved.solver) as server:
-        again = run_sieve(sieved.config)
-        assert server.requests == [] and again["kept"] == EXPECTED_KEPT
-        changed = run_sieve(sieved.config.model_copy(update={"drop_unanchored": True}))
+        model = sieved.config.model.model_copy(
+            update={"base_url": server.base_url}
+        )  # another port, same model
+        config = sieved.config.model_copy(update={"model": model})
+        again = run_sieve(config)
+        assert server.requests == [] and again["kept"] == EXPECTED_KEPT and len(server.probes) == 1
+        changed = run_sieve(config.model_copy(update={"drop_unanchored": True}))
         assert server.requests == [] and changed["kept"] == EXPECTED_KEPT
     document = read_json_document(sieved.config.out / "sieve.json")
     assert len(list((sieved.config.out / "stages" / "3-distill").iterdir())) == 2
