@@ -106,10 +106,12 @@ class Diagnoser:
         self._scenarios: dict[int, ScenarioEvidence] = {}
         self._indexes: dict[str, QuoteIndex] = {}
 
-    def report(self) -> DiagnosisReport:
-        diagnosed = [self.episode(record) for record in self.sources.records()]
-        failures = [d for d in diagnosed if d is not None]
-        types = {r["id"]: self.question(r).reasoning_type for r in self.sources.records()}
+    def report(self, examined: list[Examined] | None = None) -> DiagnosisReport:
+        """The run's report; ``examined``: its episodes already examined (else they are)."""
+        if examined is None:
+            examined = [self.examine(record) for record in self.sources.records()]
+        failures = [EpisodeDiagnosis(label=f.label, **self.describe(f)) for f in examined if f.label]
+        types = {f.record["id"]: f.question.reasoning_type for f in examined}
         overall, by_type = summary_blocks(types, failures)
         return DiagnosisReport(
             run=str(self.sources.folder),

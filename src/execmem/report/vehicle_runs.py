@@ -1,0 +1,129 @@
+"""The vehicle runs as the leaderboard shows them: each run's own scores (its metrics.json, or the
+same numbers computed from episodes.jsonl while the run is still going), ESM with a bootstrap
+interval over questions, and whether the run is complete."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from execmem.core.files import DamagedFileError, read_json_document
+from execmem.runs.episode_log import in_use
+from execmem.runs.paired_stats import N_RESAMPLES, percentile_interval
+from execmem.runs.prices import PriceTable
+from execmem.runs.vehicle.compare import RunSummary, load_run
+from execmem.runs.vehicle.diagnosis_sources import RunSources, read_run
+from execmem.runs.vehicle.metrics import compute_metrics
+from execmem.runs.vehicle.paired import trial_outcomes
+from execmem.suites.vehicle.dataset import load_questions
+
+
+@dataclass
+class VehicleRun:
+    """One vehicle run folder, read for the report."""
+
+    label: str
+    summary: RunSummary
+    sources: RunSources
+    metrics: dict[str, Any]
+    metrics_source: str
+    """``metrics.json``, or why the numbers were computed from ``episodes.jsonl``."""
+    writing: bool
+    """A process holds the folder's lock: the run is going on."""
+
+    @property
+    def folder(self) -> Path:
+        return self.summary.folder
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.metrics["episodes"]["complete"]) and not self.writing
+
+    def status(self) -> str:
+        """complete, in progress, unfinished (stopped before its end) or incomplete (infra errors)."""
+        block = self.metrics["episodes"]
+        done = f"{block['finished']} of {block['expected']} episodes"
+        if self.writing:
+            return f"in progress: {done}"
+        if self.metrics_source != "metrics.json":
+            return f"unfinished: {done} (stopped before its end; re-run its command to resume)"
+        if not block["complete"]:
+            return f"incomplete: {done} ({block['infra_errors']} infra errors; re-run its command)"
+        return "complete"
+
+
+def load_vehicle_run(folder: Path, label: str, data_dir: Path | None) -> VehicleRun:
+    """The run in ``folder`` (CompareError naming the file when it cannot be read)."""
+    summary, sources = load_run(folder), read_run(folder)
+    writing = in_use(folder)
+    saved = _saved_metrics(folder)
+    finished = len(summary.by_question_episodes())
+    if saved is not None and not writing and saved.get("episodes", {}).get("finished") == finished:
+        return VehicleRun(label, summary, sources, saved, "metrics.json", writing)
+    why = "the run is being written" if writing else "metrics.json is missing or older than episodes.jsonl"
+    metrics = _computed_metrics(summary, sources, data_dir)
+    return VehicleRun(label, summary, sources, metrics, f"computed from episodes.jsonl ({why})", writing)
+
+
+def _saved_metrics(folder: Path) -> dict[str, Any] | None:
+    path = folder / "metrics.json"
+    try:
+        found = read_json_document(path) if path.is_file() else None
+    except DamagedFileError:  # torn by a kill, or being replaced: the episodes are what counts
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("episodes"), dict) else None
+
+
+def _computed_metrics(summary: RunSummary, sources: RunSources, data_dir: Path | None) -> dict[str, Any]:
+    """What the run's metrics.json will say once it ends, over the episodes finished so far."""
+    questions = load_questions(sources.data_dir(data_dir), sources.config["identity"]["scenarios"])
+    expected = len(questions) * summary.trials
+    price = _price(sources.config, summary.model)
+    episodes = summary.by_question_episodes()
+    return compute_metrics(episodes, sources.infra, sources.memories, expected, summary.trials, price)
+
+
+def _price(config: dict[str, Any], model: str) -> Any:
+    prices = config.get("invocation", {}).get("prices")
+    try:
+        return PriceTable.model_validate(prices).price_for(model) if prices else None
+    except ValueError:  # a hand-edited config: no cost rather than a wrong one
+        return None
+
+
+def question_rates(summary: RunSummary) -> np.ndarray:
+    """Each finished question's exact-match rate over its trials."""
+    return np.array([np.mean(trial_outcomes(found)) for found in summary.by_question().values()])
+
+
+def leaderboard_row(run: VehicleRun, n_resamples: int = N_RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """The run's own numbers (as its metrics.json has them) and ESM's 95% interval."""
+    overall, cost = run.metrics["overall"], run.metrics.get("cost") or {}
+    rates = question_rates(run.summary)
+    low, high = percentile_interval(rates, n_resamples, seed) if rates.size else (None, None)
+    return {
+        "label": run.label,
+        "run": str(run.folder),
+        "model": run.summary.model,
+        "memory": run.summary.memory,
+        "n": overall["n"],
+        "questions": int(rates.size),
+        "esm": overall["exact_match"],
+        "esm_low": low,
+        "esm_high": high,
+        "field_f1": overall["field"]["f1"],
+        "value_f1": overall["value"]["f1"],
+        "tool_f1": overall["tool"]["f1"],
+        "memtoken": overall.get("mean_memory_tokens", 0.0),
+        "tokens": sum(cost.get(key, 0) for key in _TOKEN_KEYS),
+        "cost": cost.get("total"),
+        "infra_errors": run.metrics["episodes"]["infra_errors"],
+        "status": run.status(),
+        "metrics_source": run.metrics_source,
+    }
+
+
+_TOKEN_KEYS = ("answer_input_tokens", "answer_output_tokens", "build_input_tokens", "build_output_tokens")
