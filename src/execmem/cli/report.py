@@ -49,8 +49,9 @@ def report(
     """Write one HTML file (scripts, styles and data inline; it opens offline): the vehicle leaderboard,
     charts, paired differences, diagnosis and episode browser; coding resolved rates, paired effects,
     analysis tables and trajectories. A run still going is shown as far as it got (exit 1)."""
-    from execmem.report.build import ReportOptions, build_report  # numpy, jinja2, vl-convert: only here
+    from execmem.report.build import build_report  # numpy, jinja2, vl-convert: only here
     from execmem.report.inputs import classify
+    from execmem.report.options import ReportOptions
 
     check_out_file(out, "--out")
     found = classify(inputs or [], audit or [], tables or [])

@@ -12,6 +12,7 @@ import numpy as np
 
 from execmem.core.files import DamagedFileError, complete_records, read_json_document
 from execmem.core.text import slug
+from execmem.report.run_state import SAVED, RunState, computed_because, saved_metrics
 from execmem.runs.coding.compare import ROLES, CodingRunData, load_coding_run, paired_report
 from execmem.runs.coding.metrics import compute_metrics, counts_as_resolved
 from execmem.runs.coding.store import episode_id
@@ -21,49 +22,24 @@ from execmem.runs.paired_stats import N_RESAMPLES, percentile_interval
 
 
 @dataclass
-class CodingRun:
-    label: str
-    data: CodingRunData
-    metrics: dict[str, Any]
-    metrics_source: str
-    writing: bool
+class CodingRun(RunState):
+    data: CodingRunData | None = None
 
     @property
     def folder(self) -> Path:
         return self.data.folder
 
-    @property
-    def complete(self) -> bool:
-        return bool(self.metrics["episodes"]["complete"]) and not self.writing
-
-    def status(self) -> str:
-        block = self.metrics["episodes"]
-        done = f"{block['finished']} of {block['expected']} episodes"
-        if self.writing:
-            return f"in progress: {done}"
-        if not block["complete"]:
-            return f"incomplete: {done} ({block['infra_errors']} infra errors; re-run its command)"
-        return "complete"
-
 
 def load_coding(folder: Path, label: str) -> CodingRun:
     """A coding run folder (CompareError naming the file when it cannot be read)."""
     data, writing = load_coding_run(folder), in_use(folder)
-    saved = _saved(folder / "metrics.json")
-    if saved is not None and not writing and saved.get("episodes", {}).get("finished") == len(data.episodes):
-        return CodingRun(label, data, saved, "metrics.json", writing)
+    saved = saved_metrics(folder, len(data.episodes), writing)
+    if saved is not None:
+        return CodingRun(label, saved, SAVED, writing, data)
     expected = len(data.manifest["tasks"]["order"]) * len(data.manifest["seeds"])
     infra = unresolved_infra_errors(folder, data.episodes)
     metrics = compute_metrics(list(data.episodes.values()), infra, expected)
-    return CodingRun(label, data, metrics, "computed from episodes.jsonl", writing)
-
-
-def _saved(path: Path) -> dict[str, Any] | None:
-    try:
-        found = read_json_document(path) if path.is_file() else None
-    except DamagedFileError:
-        return None
-    return found if isinstance(found, dict) and isinstance(found.get("episodes"), dict) else None
+    return CodingRun(label, metrics, computed_because(writing), writing, data)
 
 
 def target_rates(data: CodingRunData) -> np.ndarray:

@@ -9,6 +9,7 @@ from typing import Any
 
 from execmem.report.charts import Figure, figure, interval_chart
 from execmem.report.coding_runs import CodingRun, paired, resolved_row, trajectories
+from execmem.report.options import ReportOptions
 from execmem.report.packing import pack
 from execmem.report.tables import TablesDocument, folder_tables
 
@@ -26,12 +27,9 @@ class CodingSection:
 
 
 def coding_section(
-    runs: list[CodingRun],
-    documents: list[tuple[Path, TablesDocument]],
-    output_chars: int = 1500,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    runs: list[CodingRun], documents: list[tuple[Path, TablesDocument]], options: ReportOptions
 ) -> CodingSection:
+    n_resamples, seed = options.n_resamples, options.seed
     resolved = [resolved_row(run, n_resamples, seed) for run in runs]
     report, note = paired(runs, n_resamples, seed) if runs else (None, "")
     effects = list(report["effects"]) if report else []
@@ -50,7 +48,7 @@ def coding_section(
         paired_note=note,
         tables=[(str(path), doc) for path, doc in found],
         figures=_figures(resolved, effects),
-        browser=_browser(runs, output_chars),
+        browser=_browser(runs, options.output_chars),
     )
     section.notes = [f"{run.label}: {run.status()}" for run in runs if not run.complete]
     return section

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from execmem.core.files import DamagedFileError, read_json_document
+from execmem.report.run_state import SAVED, RunState, computed_because, saved_metrics
 from execmem.runs.episode_log import in_use
 from execmem.runs.paired_stats import N_RESAMPLES, percentile_interval
 from execmem.runs.prices import PriceTable
@@ -22,59 +22,26 @@ from execmem.suites.vehicle.dataset import load_questions
 
 
 @dataclass
-class VehicleRun:
+class VehicleRun(RunState):
     """One vehicle run folder, read for the report."""
 
-    label: str
-    summary: RunSummary
-    sources: RunSources
-    metrics: dict[str, Any]
-    metrics_source: str
-    """``metrics.json``, or why the numbers were computed from ``episodes.jsonl``."""
-    writing: bool
-    """A process holds the folder's lock: the run is going on."""
+    summary: RunSummary | None = None
+    sources: RunSources | None = None
 
     @property
     def folder(self) -> Path:
         return self.summary.folder
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.metrics["episodes"]["complete"]) and not self.writing
-
-    def status(self) -> str:
-        """complete, in progress, unfinished (stopped before its end) or incomplete (infra errors)."""
-        block = self.metrics["episodes"]
-        done = f"{block['finished']} of {block['expected']} episodes"
-        if self.writing:
-            return f"in progress: {done}"
-        if self.metrics_source != "metrics.json":
-            return f"unfinished: {done} (stopped before its end; re-run its command to resume)"
-        if not block["complete"]:
-            return f"incomplete: {done} ({block['infra_errors']} infra errors; re-run its command)"
-        return "complete"
 
 
 def load_vehicle_run(folder: Path, label: str, data_dir: Path | None) -> VehicleRun:
     """The run in ``folder`` (CompareError naming the file when it cannot be read)."""
     summary, sources = load_run(folder), read_run(folder)
     writing = in_use(folder)
-    saved = _saved_metrics(folder)
-    finished = len(summary.by_question_episodes())
-    if saved is not None and not writing and saved.get("episodes", {}).get("finished") == finished:
-        return VehicleRun(label, summary, sources, saved, "metrics.json", writing)
-    why = "the run is being written" if writing else "metrics.json is missing or older than episodes.jsonl"
+    saved = saved_metrics(folder, len(summary.by_question_episodes()), writing)
+    if saved is not None:
+        return VehicleRun(label, saved, SAVED, writing, summary, sources)
     metrics = _computed_metrics(summary, sources, data_dir)
-    return VehicleRun(label, summary, sources, metrics, f"computed from episodes.jsonl ({why})", writing)
-
-
-def _saved_metrics(folder: Path) -> dict[str, Any] | None:
-    path = folder / "metrics.json"
-    try:
-        found = read_json_document(path) if path.is_file() else None
-    except DamagedFileError:  # torn by a kill, or being replaced: the episodes are what counts
-        return None
-    return found if isinstance(found, dict) and isinstance(found.get("episodes"), dict) else None
+    return VehicleRun(label, metrics, computed_because(writing), writing, summary, sources)
 
 
 def _computed_metrics(summary: RunSummary, sources: RunSources, data_dir: Path | None) -> dict[str, Any]:

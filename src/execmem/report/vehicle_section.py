@@ -4,27 +4,18 @@ episode browser's data, from the run folders and audits given."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from execmem.report import vehicle_charts as vc
 from execmem.report.audits import Audit, curve_rows, table_rows
 from execmem.report.charts import Figure, figure, interval_chart
+from execmem.report.options import ReportOptions
 from execmem.report.packing import pack
 from execmem.report.vehicle_episodes import EXACT, RunEpisodes, run_episodes
 from execmem.report.vehicle_runs import VehicleRun, leaderboard_row
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.compare import compare_rows
 from execmem.suites.vehicle.diagnosis import LABELS
-
-
-@dataclass
-class Options:
-    data_dir: Path | None = None
-    gold: VehicleRun | None = None
-    memory_chars: int = 1000
-    n_resamples: int = 10_000
-    seed: int = 0
 
 
 @dataclass
@@ -39,14 +30,16 @@ class VehicleSection:
     notes: list[str] = field(default_factory=list)
 
 
-def vehicle_section(runs: list[VehicleRun], audits: list[Audit], options: Options) -> VehicleSection:
+def vehicle_section(
+    runs: list[VehicleRun], audits: list[Audit], options: ReportOptions, gold: VehicleRun | None = None
+) -> VehicleSection:
     """Everything the page shows of vehicle runs (and of audits, which need no run)."""
     if not runs:
         figures = [_audit_figure(audits)] if audits else []
         return VehicleSection([], [], "", [], table_rows(audits), figures, None)
     labels = [run.label for run in runs]
     leaderboard = [leaderboard_row(run, options.n_resamples, options.seed) for run in runs]
-    paired, note = _paired(runs, options)
+    paired, note = _paired(runs, gold, options)
     for row, compared in zip(leaderboard, paired or [{}] * len(runs), strict=True):
         row["memory_score"] = compared.get("memory_score")
     diagnosed = {run.label: run_episodes(run.sources, options.data_dir, options.memory_chars) for run in runs}
@@ -64,11 +57,13 @@ def vehicle_section(runs: list[VehicleRun], audits: list[Audit], options: Option
     return section
 
 
-def _paired(runs: list[VehicleRun], options: Options) -> tuple[list[dict[str, Any]], str]:
+def _paired(
+    runs: list[VehicleRun], gold: VehicleRun | None, options: ReportOptions
+) -> tuple[list[dict[str, Any]], str]:
     """compare's rows (MemoryScore, ΔESM against the first run), on the questions all runs finished."""
-    gold = options.gold.summary if options.gold else None
+    summaries, gold_summary = [run.summary for run in runs], gold.summary if gold else None
     try:
-        rows = compare_rows([run.summary for run in runs], gold, True, options.n_resamples, options.seed)
+        rows = compare_rows(summaries, gold_summary, True, options.n_resamples, options.seed)
     except CompareError as exc:
         return [], f"no paired comparison: {exc}"
     for row, run in zip(rows, runs, strict=True):
