@@ -16,13 +16,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from execmem.core.files import DamagedFileError, read_json_document
-from execmem.runs.vehicle.diagnose import DIAGNOSIS_FILE, Diagnoser, Examined
+from execmem.runs.vehicle.diagnose import DIAGNOSIS_FILE, Diagnoser, Examined, ScenarioEvidence
 from execmem.runs.vehicle.diagnosis_report import DiagnosisReport, MemoryShown
 from execmem.runs.vehicle.diagnosis_sources import RunSources
 from execmem.runs.vehicle.trials import split_episode_id
 from execmem.suites.vehicle.delivery import evidence_lines
 
 EXACT = "exact"
+HistoryCache = dict[Path, dict[int, ScenarioEvidence]]
 MAX_LINES = 12
 """Lines that hold a value or evidence, kept per memory text."""
 
@@ -39,9 +40,13 @@ class RunEpisodes:
     """question id -> query, reasoning type, evidence and memory values (shared by the runs)."""
 
 
-def run_episodes(sources: RunSources, data_dir: Path | None, memory_chars: int) -> RunEpisodes:
-    """Diagnose (or read the diagnosis of) every episode of the run and lay them out for the page."""
-    diagnoser = Diagnoser(sources, sources.data_dir(data_dir))
+def run_episodes(
+    sources: RunSources, data_dir: Path | None, memory_chars: int, histories: HistoryCache
+) -> RunEpisodes:
+    """Diagnose (or read the diagnosis of) every episode of the run and lay them out for the page.
+    ``histories``: the scenarios read so far, by release folder (shared by the runs)."""
+    release = sources.data_dir(data_dir)
+    diagnoser = Diagnoser(sources, release, histories.setdefault(release.resolve(), {}))
     examined = [diagnoser.examine(record) for record in sources.records()]
     saved, source = _saved_diagnosis(sources.folder, len(examined))
     diagnosis = saved or diagnoser.report(examined)

@@ -11,7 +11,7 @@ from execmem.report.audits import Audit, curve_rows, table_rows
 from execmem.report.charts import Figure, figure, interval_chart
 from execmem.report.options import ReportOptions
 from execmem.report.packing import pack
-from execmem.report.vehicle_episodes import EXACT, RunEpisodes, run_episodes
+from execmem.report.vehicle_episodes import EXACT, HistoryCache, RunEpisodes, run_episodes
 from execmem.report.vehicle_runs import VehicleRun, leaderboard_row
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.compare import compare_rows
@@ -42,7 +42,9 @@ def vehicle_section(
     paired, note = _paired(runs, gold, options)
     for row, compared in zip(leaderboard, paired or [{}] * len(runs), strict=True):
         row["memory_score"] = compared.get("memory_score")
-    diagnosed = {run.label: run_episodes(run.sources, options.data_dir, options.memory_chars) for run in runs}
+    histories: HistoryCache = {}
+    chars = options.memory_chars
+    diagnosed = {run.label: run_episodes(run.sources, options.data_dir, chars, histories) for run in runs}
     figures = _figures(runs, leaderboard, paired, diagnosed, audits, labels)
     section = VehicleSection(
         leaderboard=leaderboard,

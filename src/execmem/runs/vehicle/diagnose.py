@@ -98,12 +98,15 @@ class Examined:
 class Diagnoser:
     """The facts of every episode of one run, and its report."""
 
-    def __init__(self, sources: RunSources, data_dir: Path) -> None:
+    def __init__(
+        self, sources: RunSources, data_dir: Path, histories: dict[int, ScenarioEvidence] | None = None
+    ) -> None:
+        """``histories``: scenarios of ``data_dir`` already read (by another run's diagnoser), shared."""
         self.sources, self.data_dir = sources, data_dir
         self.kind = memory_kind(sources.memory)
         questions = load_questions(data_dir, sources.scenarios)
         self.questions = {(q.scenario, q.index): q for q in questions}
-        self._scenarios: dict[int, ScenarioEvidence] = {}
+        self._scenarios = histories if histories is not None else {}
         self._indexes: dict[str, QuoteIndex] = {}
 
     def report(self, examined: list[Examined] | None = None) -> DiagnosisReport:
