@@ -23,7 +23,7 @@ class RunState:
 
     @property
     def complete(self) -> bool:
-        return bool(self.metrics["episodes"]["complete"]) and not self.writing
+        return self.status().startswith("complete")
 
     def status(self) -> str:
         """complete, in progress, unfinished (stopped before its end) or incomplete (infra errors)."""
@@ -31,6 +31,8 @@ class RunState:
         done = f"{block['finished']} of {block['expected']} episodes"
         if self.writing:
             return f"in progress: {done}"
+        if self.metrics_source != SAVED and block["complete"]:
+            return "complete (its metrics.json not written yet)"
         if self.metrics_source != SAVED:
             return f"unfinished: {done} (stopped before its end; re-run its command to resume)"
         if not block["complete"]:

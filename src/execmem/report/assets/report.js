@@ -155,7 +155,8 @@
     detail: (t) => {
       const steps = t.steps.map((s) => el("div", {}, el("p", {}, el("strong", { text: `step ${s.step}` }), s.said ? " " + s.said : ""),
         s.results.map((r) => (r.command !== undefined
-          ? [el("p", {}, el("code", { text: "$ " + r.command }), " ", badge(`exit ${shown(r.exit)}` + (r.timed_out ? ", timed out" : ""), r.exit === 0 ? "passed" : "failed")), pre(r.output || "(no output)")]
+          ? [el("p", {}, badge(`exit ${shown(r.exit)}` + (r.timed_out ? ", timed out" : ""), r.exit === 0 ? "passed" : "failed")),
+            el("pre", { class: "command", text: "$ " + r.command }), pre(r.output || "(no output)")]
           : [el("p", {}, badge(r.error || "error", "failed"), " ", r.output)]))));
       const tests = Object.entries(t.outcomes).map(([test, outcome]) => el("tr", {}, el("td", {}, el("code", { text: test })), el("td", {}, badge(outcome))));
       return [
