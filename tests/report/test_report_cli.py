@@ -12,6 +12,7 @@ from execmem.report.packing import pack, unpack
 from execmem.runs.episode_log import lock_folder, unlock_folder
 from execmem.suites.vehicle.aggregate import summarize
 from tests.cli.conftest import assert_one_line_error, invoke
+from tests.cli.test_lazy_groups import loaded_after
 from tests.conftest import read_jsonl
 from tests.report.synthetic import synthetic_run
 
@@ -149,3 +150,31 @@ def test_five_runs_of_500_episodes_stay_under_5_mb(vehicle_data, tmp_path):
     html = out.read_text(encoding="utf-8")
     data = json.loads(html.split('id="vehicle-data">', 1)[1].split("</script>", 1)[0])
     assert sum(len(unpack(blob)) for blob in data["episodes"].values()) == 2500
+
+
+def test_the_report_command_loads_nothing_heavy_until_it_runs():
+    loaded = loaded_after("report", "--help")
+    assert "execmem.cli.report" in loaded
+    assert not {m for m in loaded if m.startswith(("execmem.report", "numpy", "vl_convert", "jinja2"))}
+    assert "execmem.cli.report" not in loaded_after("version")
+
+
+def diagnosis_cell(html: str, run: str, label: str) -> str:
+    row = html.split('id="diagnosis-table"', 1)[1].split(f'<tr data-run="{run}">', 1)[1]
+    return row.split(f'data-key="{label}">', 1)[1].split("<", 1)[0]
+
+
+def test_a_runs_diagnosis_json_is_read_while_it_covers_the_run(reader_runs, tmp_path):
+    run = shutil.copytree(reader_runs["bm25"], tmp_path / "bm25")
+    assert invoke("vehicle", "diagnose", run, "--json").exit_code == 0
+    saved = json.loads((run / "diagnosis.json").read_text())
+    saved["overall"]["counts"]["extra_action"] = 99  # a mark only the file has
+    (run / "diagnosis.json").write_text(json.dumps(saved))
+    out = tmp_path / "read.html"
+    assert invoke("report", run, "-o", out).exit_code == 0
+    assert diagnosis_cell(out.read_text(encoding="utf-8"), "bm25", "extra_action") == "99"
+    cut = cut_run(run, tmp_path / "bm25-cut", keep=12)  # the file now covers 20 episodes of 12
+    assert invoke("report", cut, "-o", out).exit_code == 1
+    html = out.read_text(encoding="utf-8")
+    assert diagnosis_cell(html, "bm25-cut", "extra_action") == "0"
+    assert "diagnosis.json covers 20 episodes, the run has 12" in html

@@ -46,9 +46,11 @@ def report(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap.")] = 0,
     title: Annotated[str, typer.Option(help="The report's title.")] = "execmem report",
 ) -> None:
-    """Write one HTML file (scripts, styles and data inline; it opens offline): the vehicle leaderboard,
-    charts, paired differences, diagnosis and episode browser; coding resolved rates, paired effects,
-    analysis tables and trajectories. A run still going is shown as far as it got (exit 1)."""
+    """One self-contained HTML report of runs, audits and tables.
+
+    Scripts, styles, charts and data are inline: it opens offline. Vehicle: leaderboard, charts, paired
+    differences, diagnosis and the episode browser; coding: resolved rates, paired effects, analysis
+    tables and trajectories. A run still going is shown as far as it got (exit 1)."""
     from execmem.report.build import build_report  # numpy, jinja2, vl-convert: only here
     from execmem.report.inputs import classify
     from execmem.report.options import ReportOptions
