@@ -59,7 +59,8 @@ def timed(command: list[str]) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "execmem", *command], env=env, capture_output=True, text=True)
+    command = [sys.executable, "-m", "execmem", *command]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -136,7 +137,8 @@ def main() -> None:
         if shown is None:
             print("browser: skipped (playwright or /usr/bin/chromium missing)")
         else:
-            print(f"browser: episodes unpacked {shown[0]:.2f} s after opening; one filter {shown[1] * 1000:.0f} ms")
+            opened, filtered = shown
+            print(f"browser: episodes unpacked {opened:.2f} s after opening; a filter {filtered:.3f} s")
 
 
 if __name__ == "__main__":

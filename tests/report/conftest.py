@@ -69,6 +69,14 @@ def chromium():
         browser.close()
 
 
+@pytest.fixture(scope="module")
+def page(report, chromium):
+    """The module's ``report`` (a fixture each module defines), open at 1280 pixels."""
+    page = open_report(chromium, report)
+    yield page
+    page.close()
+
+
 def open_report(chromium, path: Path, width: int = 1280, height: int = 900, scheme: str = "light"):
     """A new page showing the report, once its script has unpacked the episodes; every request it
     makes is recorded in ``page.requests``."""

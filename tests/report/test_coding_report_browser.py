@@ -17,7 +17,6 @@ from tests.cli.conftest import invoke
 from tests.coding.conftest import needs_bwrap
 from tests.coding.paired_support import make_tasks, memory_oracle, run_condition
 from tests.conftest import read_jsonl
-from tests.report.conftest import open_report
 from tests.report.test_report_cli import TABLES
 
 pytestmark = needs_bwrap
@@ -42,13 +41,6 @@ def report(coding_runs, tmp_path_factory) -> Path:
     result = invoke("report", *coding_runs.values(), "--tables", folder / "layer_a.json", "-o", out)
     assert result.exit_code == 0, result.output
     return out
-
-
-@pytest.fixture(scope="module")
-def page(report, chromium):
-    page = open_report(chromium, report)
-    yield page
-    page.close()
 
 
 def test_the_coding_charts_drew_and_the_rates_are_metrics_json(page, coding_runs, screenshots):

@@ -34,13 +34,6 @@ def report(reader_runs, audit_folder, tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def page(report, chromium):
-    page = open_report(chromium, report)
-    yield page
-    page.close()
-
-
 def metrics(run: Path) -> dict:
     return json.loads((run / "metrics.json").read_text())
 

@@ -99,14 +99,14 @@
   }
 
   /* Vehicle episodes. */
-  function memoryText(shown_) {
-    const parts = [pre(shown_.text || "")];
-    if (shown_.ref) parts[0] = el("p", { class: "small", text: `${shown_.chars.toLocaleString("en")} characters, stored once in ${shown_.ref}` });
-    else if (shown_.chars > (shown_.text || "").length) {
-      parts.push(el("p", { class: "small", text: `cut: ${shown_.text.length.toLocaleString("en")} of ${shown_.chars.toLocaleString("en")} characters shown` }));
+  function memoryText(piece) {
+    const parts = [pre(piece.text || "")];
+    if (piece.ref) parts[0] = el("p", { class: "small", text: `${piece.chars.toLocaleString("en")} characters, stored once in ${piece.ref}` });
+    else if (piece.chars > (piece.text || "").length) {
+      parts.push(el("p", { class: "small", text: `cut: ${piece.text.length.toLocaleString("en")} of ${piece.chars.toLocaleString("en")} characters shown` }));
     }
-    if (shown_.lines && shown_.lines.length) {
-      parts.push(el("p", { class: "small", text: "its lines that hold a memory value or an evidence line:" }), pre(shown_.lines.join("\n")));
+    if (piece.lines && piece.lines.length) {
+      parts.push(el("p", { class: "small", text: "its lines that hold a memory value or an evidence line:" }), pre(piece.lines.join("\n")));
     }
     return parts;
   }
