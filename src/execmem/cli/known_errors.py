@@ -9,6 +9,7 @@ from execmem.core.jsonl import JsonlError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
+from execmem.report.errors import ReportError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
@@ -54,4 +55,5 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     BuildError,
     SourceError,
     GitError,
+    ReportError,
 )

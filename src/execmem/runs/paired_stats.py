@@ -51,12 +51,22 @@ def paired_bootstrap(
             f"need one value per target in both conditions, got {on_values.shape} and {off_values.shape}"
         )
     diff = on_values - off_values
-    means = bootstrap_means(diff, n_resamples, np.random.default_rng(seed))
+    low, high = percentile_interval(diff, n_resamples, seed, confidence)
+    return PairedInterval(float(diff.mean()), low, high, confidence, diff.size, n_resamples, seed)
+
+
+def percentile_interval(
+    values: Sequence[float] | np.ndarray,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (each value one target or question,
+    resampled with replacement)."""
+    means = bootstrap_means(np.asarray(values, dtype=float), n_resamples, np.random.default_rng(seed))
     alpha = (1 - confidence) / 2
     low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)])
-    return PairedInterval(
-        float(diff.mean()), float(low), float(high), confidence, diff.size, n_resamples, seed
-    )
+    return float(low), float(high)
 
 
 def bootstrap_means(values: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
