@@ -14,6 +14,7 @@ from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
+from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.pypi import SdistError
 from execmem.suites.coding.records import RecordError
@@ -47,6 +48,7 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     TokenizerError,
     TaskFileError,
     RecordError,
+    FrozenFileError,
     SandboxUnavailable,
     SdistError,
     VenvBuildError,

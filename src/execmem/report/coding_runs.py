@@ -19,6 +19,7 @@ from execmem.runs.coding.store import episode_id
 from execmem.runs.episode_log import in_use, unresolved_infra_errors
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES, percentile_interval
+from execmem.suites.coding.conditions import CONTROLS, TREATMENTS
 
 
 @dataclass
@@ -76,17 +77,15 @@ def resolved_row(run: CodingRun, n_resamples: int = N_RESAMPLES, seed: int = 0) 
 
 
 def paired(runs: list[CodingRun], n_resamples: int = N_RESAMPLES, seed: int = 0) -> tuple[dict | None, str]:
-    """``coding compare``'s report over one off, one record and at most one irrelevant run, with the
-    targets every run finished; None and why when the runs given cannot be paired."""
+    """``coding compare``'s report over one off run, one treatment (record or frozen) and at most one
+    run of each control, with the targets every run finished; None and why when they cannot be paired."""
     by_condition = {role: [r for r in runs if r.data.condition == role] for role in ROLES}
-    if (
-        len(by_condition["off"]) != 1
-        or len(by_condition["record"]) != 1
-        or len(by_condition["irrelevant"]) > 1
-    ):
+    treatments = sum(len(by_condition[role]) for role in TREATMENTS)
+    if len(by_condition["off"]) != 1 or treatments != 1 or any(len(by_condition[c]) > 1 for c in CONTROLS):
         return (
             None,
-            "no paired comparison: it needs one off run, one record run and at most one irrelevant run",
+            "no paired comparison: it needs one off run, one record or frozen run and at most one run "
+            "of each control (irrelevant, other-repo)",
         )
     ordered = [by_condition[role][0].data for role in ROLES if by_condition[role]]
     try:

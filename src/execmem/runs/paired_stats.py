@@ -91,3 +91,13 @@ def gained_lost(on: np.ndarray, off: np.ndarray) -> dict[str, int]:
         "gained": int(np.sum((off_rate == 0) & (on_rate == 1))),
         "lost": int(np.sum((off_rate == 1) & (on_rate == 0))),
     }
+
+
+def full_gained_lost(on: np.ndarray, off: np.ndarray) -> dict[str, int]:
+    """Targets resolved in every seed with memory but not without (gained at 4/4 for 4 seeds), and
+    targets resolved in every seed without memory but not with it (lost at 4/4)."""
+    on_full, off_full = target_rates(on) == 1, target_rates(off) == 1
+    return {
+        "gained_full": int(np.sum(on_full & ~off_full)),
+        "lost_full": int(np.sum(off_full & ~on_full)),
+    }
