@@ -74,6 +74,11 @@ def test_anchors_are_whole_words_paths_and_directories():
     assert not shared_anchors("scale_value-like code, see pkg", ANCHORS).any
     shared = shared_anchors("look in core.py under pkg/", ANCHORS)
     assert shared.files == ("pkg/core.py",) and shared.dirs == ("pkg",)
+    prose = gold_anchors(GOLD.replace("return x * 2", "return value or the"))
+    assert {"value", "the"} <= prose.identifiers
+    assert not shared_anchors("the value was wrong", prose).identifiers
+    for code in ("`value` was wrong", "obj.value was wrong", "value(3)", "value = 2", "def value"):
+        assert shared_anchors(code, prose).identifiers == ("value",), code
     init = gold_anchors(GOLD.replace("pkg/core.py", "pkg/__init__.py"))
     assert not shared_anchors("see __init__.py", init).files
     words = statement_anchors(STATEMENT, "pypi/pkg")

@@ -83,8 +83,21 @@ def names_dir(text: str, directory: str) -> bool:
     return bool(re.search(rf"(?<![\w.-]){re.escape(directory)}/", text))
 
 
+_CODE_BEFORE = ("`", ".", "def ", "class ", "self.")
+_CODE_AFTER = ("(", "`", ".", "=")
+
+
 def names_identifier(text: str, identifier: str) -> bool:
-    return bool(re.search(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", text, re.IGNORECASE))
+    """A whole-word occurrence (case-insensitive) that reads as code: the name has ``_`` or a digit,
+    or that occurrence is backquoted, dotted, called, defined or assigned (so the English words
+    ``value`` or ``the`` name nothing unless written as code)."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", re.IGNORECASE)
+    code_shaped = bool(re.search(r"[_\d]", identifier))
+    for match in pattern.finditer(text):
+        before, after = text[: match.start()], text[match.end() :].lstrip(" ")
+        if code_shaped or before.endswith(_CODE_BEFORE) or after.startswith(_CODE_AFTER):
+            return True
+    return False
 
 
 def shared_anchors(text: str, anchors: Anchors) -> SharedAnchors:
