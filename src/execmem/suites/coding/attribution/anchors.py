@@ -83,19 +83,20 @@ def names_dir(text: str, directory: str) -> bool:
     return bool(re.search(rf"(?<![\w.-]){re.escape(directory)}/", text))
 
 
-_CODE_BEFORE = ("`", ".", "def ", "class ", "self.")
-_CODE_AFTER = ("(", "`", ".", "=")
+_CODE_BEFORE = ("`", ".", "def ", "class ")
+_CODE_AFTER = re.compile(r"[(`]|\.(?!pyi?\b)\w|\s*=(?!=)")
 
 
 def names_identifier(text: str, identifier: str) -> bool:
     """A whole-word occurrence (case-insensitive) that reads as code: the name has ``_`` or a digit,
     or that occurrence is backquoted, dotted, called, defined or assigned (so the English words
-    ``value`` or ``the`` name nothing unless written as code)."""
-    pattern = re.compile(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", re.IGNORECASE)
+    ``value`` or ``the`` name nothing unless written as code). A file name's part (``pkg/__init__.py``)
+    is the file's, not an identifier's."""
+    pattern = re.compile(rf"(?<![\w/-]){re.escape(identifier)}(?![\w-]|\.pyi?\b)", re.IGNORECASE)
     code_shaped = bool(re.search(r"[_\d]", identifier))
     for match in pattern.finditer(text):
-        before, after = text[: match.start()], text[match.end() :].lstrip(" ")
-        if code_shaped or before.endswith(_CODE_BEFORE) or after.startswith(_CODE_AFTER):
+        before, after = text[: match.start()], text[match.end() :]
+        if code_shaped or before.endswith(_CODE_BEFORE) or _CODE_AFTER.match(after):
             return True
     return False
 
