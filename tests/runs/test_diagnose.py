@@ -107,6 +107,15 @@ def test_no_action_comes_before_the_memory(release, tmp_path):
     assert label_of(run) == "no_action"
 
 
+def test_calls_of_tools_the_car_does_not_have_are_no_action(release, tmp_path):
+    """A hand-made line may list a call of an unknown tool: it never reached the car."""
+    unknown = {"name": "carcontrol_light_set_disco_mode", "args": {"color": "green"}}
+    run = make_run(
+        tmp_path / "r", release, "bm25", [episode([unknown])], {"1-0": messages(None, (EVIDENCE,))}
+    )
+    assert label_of(run) == "no_action"
+
+
 @pytest.mark.parametrize(
     ("memory", "prompt", "memories"),
     [
