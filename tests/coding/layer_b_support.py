@@ -1,12 +1,18 @@
-"""A SIEVE output folder written by hand (only its history stage), for Layer B tests that need no
-episodes: each target's pool is its earlier same-repository tasks, each item as if the solver had
-fixed the task with its gold patch."""
+"""Layer B test support: a SIEVE output folder written by hand (only its history stage; each target's
+pool is its earlier same-repository tasks, each item as if the solver had fixed the task with its gold
+patch), and a Layer B run in-process."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from execmem.agents.coding.config import SolverConfig
 from execmem.core.files import write_json_atomic
+from execmem.llm.config import ModelConfig
+from execmem.runs.coding.config import CodingRunConfig
+from execmem.runs.coding.layer_b.config import SystemMemoryConfig
+from execmem.runs.coding.run import CodingRun
 from execmem.runs.coding.sieve.history_items import SIEVE_DOCUMENT, write_history
 from execmem.suites.coding.gitrepo import changed_paths
 from execmem.suites.coding.history import HistoryItem, history_pool, target_view
@@ -43,3 +49,18 @@ def write_sieve_history(out: Path, tasks: list[CodingTask]) -> Path:
     write_history(out / STAGE, items, pools, {})
     write_json_atomic(out / SIEVE_DOCUMENT, {"stages": {"3-history": STAGE}})
     return out
+
+
+def run_system(
+    folder: Path, tasks_file: Path, base_url: str, name: str, history_dir: Path, seeds: int = 4, **options
+) -> CodingRun:
+    """Run (or resume) a Layer B run in-process; the run object (its ``memories.system`` is the system)."""
+    system = SystemMemoryConfig(name=name, history_dir=history_dir, **options.pop("system", {}))
+    model = ModelConfig(
+        model=options.pop("model", "planted"), base_url=base_url, backoff_base_s=0.01, timeout_s=10.0
+    )
+    config = CodingRunConfig(model=model, tasks_file=tasks_file, memory="system", system=system, seeds=seeds,
+                             solver=SolverConfig(max_steps=4), **options)  # fmt: skip
+    run = CodingRun(config, folder)
+    asyncio.run(run.run())
+    return run
