@@ -8,8 +8,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
 from execmem.agents.coding.prompts import memory_slot_text
+from execmem.cli.main import app
 from execmem.core.files import read_json_document
 from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.layer_b.ingest import user_space
@@ -173,3 +175,25 @@ def test_another_setting_is_refused_before_the_system_touches_the_folder(layer_b
 def _refused(layer_b, folder, settings) -> None:
     run_system(folder, layer_b.tasks_file, "http://127.0.0.1:9", "bm25", layer_b.sieve, system=settings,
                frozen_file=layer_b.frozen)  # fmt: skip
+
+
+def test_the_command_line_runs_a_memory_system_with_its_options(layer_b, tmp_path):
+    out = tmp_path / "cli"
+    with FakeServer(layer_b.solver) as server:
+        args = ["coding", "run", "--tasks", layer_b.tasks_file, "--frozen", layer_b.frozen,
+                "--memory", "bm25", "--history", layer_b.sieve, "--top-k", "2", "--query", "title",
+                "--truncate-chars", "100", "--memory-option", "collection=layerb", "--seeds", "1",
+                "--max-steps", "4", "--model", "planted", "--base-url", server.base_url, "--out", out,
+                "--quiet"]  # fmt: skip
+        result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    block = read_json_document(out / "manifest.json")["memory"]
+    assert (block["system"], block["top_k"], block["query"], block["truncate_chars"]) == (
+        "bm25",
+        2,
+        "title",
+        100,
+    )
+    assert block["options"] == {"collection": "layerb"} and block["describe"]["collection"] == "layerb"
+    entry = memory_of(out)[TARGET]
+    assert entry["query"] == layer_b.tasks[TARGET].problem_statement.splitlines()[0] and entry["chars"] <= 100
