@@ -32,6 +32,7 @@ from execmem.suites.vehicle.diagnosis import (
     compare_states,
     first_broken_link,
     missing_gold_tool,
+    reached_the_car,
     unused_values,
 )
 from execmem.suites.vehicle.evidence import HistoryIndex, PlacedEvent, locate, memory_values
@@ -156,7 +157,7 @@ class Diagnoser:
         changes = {} if infra else compare_states(question.gold_calls, calls)
         facts = EpisodeFacts(
             infra_error=infra,
-            acted=bool(calls),
+            acted=reached_the_car(calls),
             stored=reading.stored,
             delivered=reading.delivered,
             unused_shown_values=bool(unused_values(reading.shown.values, calls)),
