@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated
@@ -14,6 +13,14 @@ from rich.table import Table
 
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
+from execmem.cli.coding_memory import (
+    HistoryOption,
+    MemoryOption,
+    QueryOption,
+    TopKOption,
+    TruncateOption,
+    memory_choice,
+)
 from execmem.cli.coding_options import (
     ApiKeyEnvOption,
     BaseUrlOption,
@@ -53,11 +60,13 @@ from execmem.cli.endpoint_options import (
     ToolChoice,
     ToolChoiceOption,
 )
+from execmem.cli.memory_options import MemoryOptionsOption
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
 from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.layer_a import layer_a_tables
+from execmem.runs.coding.sieve.history_items import HistoryArtifactError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
@@ -69,24 +78,8 @@ from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
-_RUN_ERRORS = (
-    TaskFileError,
-    FrozenFileError,
-    GivenFileError,
-    SandboxUnavailable,
-    RecordError,
-    RunFolderError,
-    OSError,
-)
-
-
-class Memory(StrEnum):
-    off = "off"
-    record = "record"
-    frozen = "frozen"
-    irrelevant = "irrelevant"
-    other_repo = "other-repo"
-    given = "given"
+_RUN_ERRORS = (TaskFileError, FrozenFileError, GivenFileError, SandboxUnavailable, RecordError,
+               RunFolderError, OSError, HistoryArtifactError)  # fmt: skip
 
 
 @app.command("run")
@@ -96,14 +89,7 @@ def run(
     out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
     only: OnlyOption = "",
     limit: LimitOption = None,
-    memory: Annotated[
-        Memory,
-        typer.Option(
-            help="off, record (earlier same-repo fixes), frozen (--frozen FILE's experiences), "
-            "irrelevant (everyday text), other-repo (another repository's records) or given "
-            "(--given FILE's texts)."
-        ),
-    ] = Memory.off,
+    memory: MemoryOption = "off",
     frozen: Annotated[
         Path | None,
         typer.Option(
@@ -118,6 +104,11 @@ def run(
             "each target's slot text; its targets are run (docs/attribution.md)."
         ),
     ] = None,
+    history: HistoryOption = None,
+    top_k: TopKOption = None,
+    query: QueryOption = None,
+    truncate_chars: TruncateOption = None,
+    memory_option: MemoryOptionsOption = None,
     seeds: SeedsOption = 4,
     solver: Annotated[
         Solver, typer.Option(help="bash (built-in) or miniswe (mini-swe-agent: the [miniswe] extra).")
@@ -170,9 +161,10 @@ def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
+    memory, system = memory_choice(o.memory, o.history, o.top_k, o.query, o.truncate_chars, o.memory_option)
     return CodingRunConfig(
         model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
-        memory=o.memory.value, frozen_file=input_path(o.frozen, "--frozen"),
+        memory=memory, system=system, frozen_file=input_path(o.frozen, "--frozen"),
         given_file=input_path(o.given, "--given"), seeds=o.seeds, solver=solver_config(o),
         solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
@@ -235,8 +227,9 @@ def _print_report(report: dict, console: Console) -> None:
     for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
         conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
     for role, c in report["conditions"].items():
+        label = f"{role} ({c['system']})" if "system" in c else role
         conditions.add_row(
-            role, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", str(c["evaluation_suspect"]),
+            label, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", str(c["evaluation_suspect"]),
             f"{c['mean_input_tokens']:.0f}", f"{c['mean_output_tokens']:.0f}", f"{c['mean_steps']:.1f}",
         )  # fmt: skip
     console.print(conditions)

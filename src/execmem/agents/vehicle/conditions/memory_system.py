@@ -21,16 +21,12 @@ from execmem.agents.vehicle.conditions.ingest import ingest_history
 from execmem.agents.vehicle.conditions.memory_search import SearchMemoryTool
 from execmem.core.files import read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
-from execmem.memory import accepted_settings, create_memory, memory_factory
+from execmem.memory import open_memory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
 from execmem.suites.vehicle.lexicon import car_lexicon
 
 DEFAULT_WINDOWING = "hour"
 MAX_TOP_K = 20
-
-
-class MemorySetupError(ValueError):
-    """A memory system that cannot be built with the settings given."""
 
 
 def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySystem:
@@ -44,14 +40,7 @@ def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySyste
     built with the user's options alone.
     """
     offered = {"path": path, "windowing": DEFAULT_WINDOWING, "lexicon": list(car_lexicon())}
-    taken = accepted_settings(memory_factory(name))
-    config = {key: value for key, value in offered.items() if key in taken} | dict(options)
-    try:
-        return create_memory(name, **config)
-    except TypeError as exc:
-        raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
-    except ValueError as exc:
-        raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
+    return open_memory(name, offered, options)
 
 
 @dataclass
