@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-RULES_VERSION = "attribution-rules-v1"
+RULES_VERSION = "attribution-rules-v2"
 
 INSTRUCTION_TERMS = (
     "submit", "submitted", "submission", "EXECMEM_SUBMIT", "you must", "you should", "you need to",
@@ -47,15 +47,17 @@ REPAIR = re.compile(
     r"\b(?:fix|fixed|fixes|fixing|replace[ds]?|replacing|restore[ds]?|restoring|swap(?:ped|s)?"
     r"|renamed?|revert(?:ed|s)?|corrected|adjusted|changed|changing|instead of|should be"
     r"|should return|should use|now returns)\b"
-    r"|\bchanges? (?!to\b)\S+ (?:to|from|into)\b",
+    r"|\bchanges? (?!to\b)\S+ (?:to|from|into)\b|\bcorrect (?:the|a|an|this|that|it)\b",
     re.IGNORECASE,
 )
-"""Repair verbs and constructions; "a recent change to `pkg.mod`" is not one (``change to``)."""
+"""Repair verbs and constructions; "a recent change to `pkg.mod`" is not one (``change to``), "correct
+the expression" is (the verb: ``correct`` before a determiner or ``it``)."""
 
 SYMPTOM = re.compile(
     r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|\b\w*(?:Error|Exception)\b"
-    r"|\bassert\b.*(?:==|!=|<=|>=|<|>| is | in )|^E\s{2,}\S|\b(?:fails|failed|failing)\b"
+    r"|\bassert\b.*(?:==|!=|<=|>=|<|>| is | in )|^E\s{2,}\S|\b(?:fails|failed)\b"
+    r"|\bfailing\b(?!\s+(?:tests?|cases?)\b)"
     r"|\bwrong (?:result|value|output|answer)\b|\bexpected\b.*\b(?:got|but)\b|\braises?\b",
     re.IGNORECASE,
 )
-"""Error text: what a symptom is made of."""
+"""Error text: what a symptom is made of ("the failing tests" names the tests, it is no error text)."""
