@@ -41,7 +41,7 @@ def _arm_lines(run: AnalysisRun, seed: int) -> dict[str, list[GivenText]]:
             continue
         arms = strip_arms(text, target, seed)
         history = [str(h) for h in run.entry(target).get("sources") or []]
-        derived = provenance(run, KIND, seed=seed, history_ids=history, **arms.derived_from())
+        derived = provenance(run, KIND, history_ids=history, **arms.derived_from())
         for arm in ARMS:
             lines[arm].append(GivenText(target=target, text=arms.texts[arm], arm=arm, derived_from=derived))
     return lines
@@ -73,7 +73,8 @@ def ablation_table(
         "Each arm against the original record on the same targets: seeds recovered = mean over records of "
         "(resolved seeds of the arm − of the original); p: two-sided paired permutation test over targets "
         f"({n_permutations} sign patterns, seed {seed}; every pattern when 2^records ≤ {n_permutations}).",
-        "Both arms recover (p < 0.05): the harm is the record's volume; only flagged-removed: the instructions.",
+        "Both arms recover (p < 0.05): the harm is the record's volume; only flagged-removed: the "
+        "instructions.",
     ]
     return ReportTable(
         "strip-ablation", "Strip ablation of instruction-polluted records", columns, rows, notes

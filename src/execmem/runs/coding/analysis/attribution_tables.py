@@ -38,8 +38,16 @@ def _share_row(by: str, group: str, pairs: list[Pair]) -> list:
 
 
 def shares_table(pairs: list[Pair]) -> ReportTable:
-    columns = ["by", "group", "pairs", "failed", *(f"{LABEL_NAMES[k]} %" for k in LABELS),
-               *(f"{SUBTYPE_NAMES[k]} (% of form)" for k in SUBTYPES), "record lines", "frozen lines"]  # fmt: skip
+    columns = [
+        "by",
+        "group",
+        "pairs",
+        "failed",
+        *(f"{LABEL_NAMES[k]} %" for k in LABELS),
+        *(f"{SUBTYPE_NAMES[k]} (% of form)" for k in SUBTYPES),
+        "record lines",
+        "frozen lines",
+    ]
     rows = []
     keys: list[tuple[str, Callable[[Pair], str]]] = [
         ("system", lambda p: p.system.system),
@@ -66,10 +74,20 @@ def pairs_table(pairs: list[Pair]) -> ReportTable:
     columns = ["target", "solver", "system", "off", "frozen", "system rate", "label", "subtype or reason",
                "evidence"]  # fmt: skip
     rows = [
-        [p.target, p.solver, p.system.system, p.inputs.r_off, p.inputs.r_frozen, p.inputs.r_system,
-         LABEL_NAMES[p.result.label], SUBTYPE_NAMES.get(p.result.subtype or "", p.result.reason), evidence_summary(p)]
-        for p in pairs if p.result.failed
-    ]  # fmt: skip
+        [
+            p.target,
+            p.solver,
+            p.system.system,
+            p.inputs.r_off,
+            p.inputs.r_frozen,
+            p.inputs.r_system,
+            LABEL_NAMES[p.result.label],
+            SUBTYPE_NAMES.get(p.result.subtype or "", p.result.reason),
+            evidence_summary(p),
+        ]
+        for p in pairs
+        if p.result.failed
+    ]
     notes = ["Every failed pair; the full evidence of each pair is in attribution.json."]
     return ReportTable("attribution-pairs", "Failure attribution: the failed pairs", columns, rows, notes)
 
@@ -86,8 +104,11 @@ def evidence_summary(pair: Pair) -> str:
     anchors = record.get("anchors") or {}
     named = ", ".join(f"{k} {', '.join(v[:3])}" for k, v in anchors.items() if v) or "no target anchor"
     counts = record.get("counts", {})
-    size = f"{record.get('lines', 0)} lines (flagged {counts.get('flagged', 0)}, noise {counts.get('noise', 0)}, " \
-           f"changes {counts.get('changes', 0)}, symptoms {counts.get('symptoms', 0)}); {named}"  # fmt: skip
+    size = (
+        f"{record.get('lines', 0)} lines (flagged {counts.get('flagged', 0)}, "
+        f"noise {counts.get('noise', 0)}, "
+        f"changes {counts.get('changes', 0)}, symptoms {counts.get('symptoms', 0)}); {named}"
+    )
     hits = (evidence.get("read") or {}).get("hits") or []
     if hits:
         size += "; read: " + ", ".join(f"seed {h['seed']} {h['kind']} {h['matched'][:60]}" for h in hits[:3])

@@ -53,9 +53,23 @@ def gate_files(
 
 
 def gate_table(groups: list[SolverRuns], boot: Bootstrap) -> ReportTable:
-    columns = ["solver", "system", "anchors", "off below", "targets", "injected", "resolved off", "resolved gate",
-               "Δ gate − off", "95% CI", "lost at N/N", "Δ system − off", "95% CI (system)",
-               "injected improved %", "injected worsened %"]  # fmt: skip
+    columns = [
+        "solver",
+        "system",
+        "anchors",
+        "off below",
+        "targets",
+        "injected",
+        "resolved off",
+        "resolved gate",
+        "Δ gate − off",
+        "95% CI",
+        "lost at N/N",
+        "Δ system − off",
+        "95% CI (system)",
+        "injected improved %",
+        "injected worsened %",
+    ]
     rows = []
     for group in groups:
         systems = {run.system: run for run in group.primary_systems()}
@@ -64,8 +78,8 @@ def gate_table(groups: list[SolverRuns], boot: Bootstrap) -> ReportTable:
                 rows.append(_row(group, run, systems.get(run.block["derived_from"].get("system")), boot))
     notes = [
         "The gate injects the system's record only when the solver's off rate is below the threshold and the "
-        "record names a directory or identifier anchor of the target; an oracle-assisted condition (it uses the "
-        "off outcome, and the gold patch's anchors unless anchors = statement).",
+        "record names a directory or identifier anchor of the target; an oracle-assisted condition (it "
+        "uses the off outcome, and the gold patch's anchors unless anchors = statement).",
         f"95% CI: percentile bootstrap over targets ({boot.n_resamples} resamples, seed {boot.seed}).",
     ]
     return ReportTable(
@@ -80,7 +94,20 @@ def _row(group: SolverRuns, run: AnalysisRun, system: AnalysisRun | None, boot: 
     injected = [t for t in targets if run.text(t)]
     moved = [rate(run, t) - rate(group.off, t) for t in injected]
     ungated = effect(system, group.off, targets, boot) if system else None
-    return [group.solver, derived.get("system"), derived.get("anchors"), derived.get("off_below"), len(targets),
-            len(injected), r4(found["off"]), r4(found["on"]), r4(found["delta"]), found["ci"], found["lost_full"],
-            r4(ungated["delta"]) if ungated else None, ungated["ci"] if ungated else None,
-            pct(sum(d > 0 for d in moved), len(moved)), pct(sum(d < 0 for d in moved), len(moved))]  # fmt: skip
+    return [
+        group.solver,
+        derived.get("system"),
+        derived.get("anchors"),
+        derived.get("off_below"),
+        len(targets),
+        len(injected),
+        r4(found["off"]),
+        r4(found["on"]),
+        r4(found["delta"]),
+        found["ci"],
+        found["lost_full"],
+        r4(ungated["delta"]) if ungated else None,
+        ungated["ci"] if ungated else None,
+        pct(sum(d > 0 for d in moved), len(moved)),
+        pct(sum(d < 0 for d in moved), len(moved)),
+    ]

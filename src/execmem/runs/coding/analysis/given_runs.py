@@ -22,8 +22,14 @@ class PlannedRun:
     out: Path
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source_run": str(self.source.folder), "solver": self.source.solver, "system": self.source.system,
-                "arm": self.arm, "given": str(self.given_file), "out": str(self.out)}  # fmt: skip
+        return {
+            "source_run": str(self.source.folder),
+            "solver": self.source.solver,
+            "system": self.source.system,
+            "arm": self.arm,
+            "given": str(self.given_file),
+            "out": str(self.out),
+        }
 
 
 def provenance(run: AnalysisRun, kind: str, **extra: Any) -> dict[str, Any]:

@@ -34,10 +34,19 @@ def split_table(pairs: list[Pair]) -> ReportTable:
         for k in range(seeds + 1):
             bucket = [p for p in chosen if round(p.inputs.r_off * seeds) == k]
             frozen = [p.inputs.r_frozen - p.inputs.r_off for p in bucket]
-            rows.append([solver, f"{k}/{seeds}", len(bucket), pct(len(bucket), len(chosen)),
-                         _mean([_delta(p) for p in bucket]), pct(sum(_delta(p) > 0 for p in bucket), len(bucket)),
-                         pct(sum(_delta(p) < 0 for p in bucket), len(bucket)), _mean(frozen),
-                         pct(sum(d < 0 for d in frozen), len(bucket))])  # fmt: skip
+            rows.append(
+                [
+                    solver,
+                    f"{k}/{seeds}",
+                    len(bucket),
+                    pct(len(bucket), len(chosen)),
+                    _mean([_delta(p) for p in bucket]),
+                    pct(sum(_delta(p) > 0 for p in bucket), len(bucket)),
+                    pct(sum(_delta(p) < 0 for p in bucket), len(bucket)),
+                    _mean(frozen),
+                    pct(sum(d < 0 for d in frozen), len(bucket)),
+                ]
+            )
     ceiling = [p for p in pairs if p.inputs.r_off == 1]
     notes = [
         f"At ceiling (off resolves every seed): {len(ceiling)} of {len(pairs)} pairs "

@@ -14,9 +14,27 @@ _CI_NOTE = (
 
 
 def layer_b_table(groups: list[SolverRuns], boot: Bootstrap) -> ReportTable:
-    columns = ["solver", "system", "top k", "targets", "seeds", "resolved off", "resolved on", "Δ on − off",
-               "95% CI", "gained at N/N", "lost at N/N", "record lines", "record tokens", "input tokens off",
-               "input tokens on", "output tokens off", "output tokens on", "steps off", "steps on"]  # fmt: skip
+    columns = [
+        "solver",
+        "system",
+        "top k",
+        "targets",
+        "seeds",
+        "resolved off",
+        "resolved on",
+        "Δ on − off",
+        "95% CI",
+        "gained at N/N",
+        "lost at N/N",
+        "record lines",
+        "record tokens",
+        "input tokens off",
+        "input tokens on",
+        "output tokens off",
+        "output tokens on",
+        "steps off",
+        "steps on",
+    ]
     rows = []
     for group in groups:
         for run in sorted(group.systems, key=lambda r: (r.system, r.top_k)):
@@ -38,8 +56,21 @@ def _layer_b_row(group: SolverRuns, run: AnalysisRun, boot: Bootstrap) -> list:
     targets = shared_targets(run, off)
     found = effect(run, off, targets, boot)
     lines, tokens = record_size(run, targets)
-    row = [group.solver, run.system, run.top_k, len(targets), len(run.seeds), r4(found["off"]), r4(found["on"]),
-           r4(found["delta"]), found["ci"], found["gained_full"], found["lost_full"], lines, tokens]  # fmt: skip
+    row = [
+        group.solver,
+        run.system,
+        run.top_k,
+        len(targets),
+        len(run.seeds),
+        r4(found["off"]),
+        r4(found["on"]),
+        r4(found["delta"]),
+        found["ci"],
+        found["gained_full"],
+        found["lost_full"],
+        lines,
+        tokens,
+    ]
     for key in ("input_tokens", "output_tokens", "steps"):
         row += [round(mean_cost(off, targets, key), 1), round(mean_cost(run, targets, key), 1)]
     return row
@@ -57,10 +88,26 @@ def dose_table(groups: list[SolverRuns], boot: Bootstrap) -> ReportTable:
             for run in runs:
                 found = effect(run, group.off, targets, boot)
                 lines, tokens = record_size(run, targets)
-                rows.append([group.solver, run.system, run.top_k, len(targets), r4(found["off"]), r4(found["on"]),
-                             r4(found["delta"]), found["ci"], r4(found["low"]), r4(found["high"]), lines, tokens])  # fmt: skip
-    notes = ["Records joined in rank order; every row of a system on the same targets. "
-             + _CI_NOTE.format(n=boot.n_resamples, s=boot.seed)]  # fmt: skip
+                rows.append(
+                    [
+                        group.solver,
+                        run.system,
+                        run.top_k,
+                        len(targets),
+                        r4(found["off"]),
+                        r4(found["on"]),
+                        r4(found["delta"]),
+                        found["ci"],
+                        r4(found["low"]),
+                        r4(found["high"]),
+                        lines,
+                        tokens,
+                    ]
+                )
+    notes = [
+        "Records joined in rank order; every row of a system on the same targets. "
+        + _CI_NOTE.format(n=boot.n_resamples, s=boot.seed)
+    ]
     return ReportTable(
         "dose-curve", "Dose curve: resolved rate by records injected (top k)", columns, rows, notes
     )

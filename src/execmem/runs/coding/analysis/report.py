@@ -53,8 +53,12 @@ class CodingReport:
     """Runs with targets not finished for every seed (their other targets are still paired)."""
 
     def pairs_document(self, settings: ReportSettings) -> dict[str, Any]:
-        return {"rules": RULES_VERSION, "thresholds": FormThresholds().to_dict(),
-                "headroom_below": settings.headroom_below, "pairs": [p.to_dict() for p in self.pairs]}  # fmt: skip
+        return {
+            "rules": RULES_VERSION,
+            "thresholds": FormThresholds().to_dict(),
+            "headroom_below": settings.headroom_below,
+            "pairs": [p.to_dict() for p in self.pairs],
+        }
 
 
 def coding_report(folders: list[Path], settings: ReportSettings) -> CodingReport:
@@ -69,8 +73,13 @@ def coding_report(folders: list[Path], settings: ReportSettings) -> CodingReport
     if any(g.systems for g in groups):
         tables += [layer_b_table(groups, boot), dose_table(groups, boot)]
     if pairs:
-        tables += [shares_table(pairs), pairs_table(pairs), split_table(pairs),
-                   predictors_table(pairs, settings.headroom_below, settings.off_below), solvers_table(pairs)]  # fmt: skip
+        tables += [
+            shares_table(pairs),
+            pairs_table(pairs),
+            split_table(pairs),
+            predictors_table(pairs, settings.headroom_below, settings.off_below),
+            solvers_table(pairs),
+        ]
     if any(g.given for g in groups):
         tables += [
             ablation_table(groups, settings.n_permutations, settings.permutation_seed),
@@ -106,6 +115,8 @@ def _sieve_tables(sieve: Path | None) -> list[ReportTable]:
     if sieve is None:
         return []
     path = sieve / "funnel.json"
+    if not path.is_file():  # a SIEVE folder cut off before its funnel: only its frozen file is read
+        return []
     try:
         document = read_json_document(path)
     except DamagedFileError as exc:

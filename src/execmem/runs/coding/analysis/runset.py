@@ -4,6 +4,8 @@ protocol within each solver."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +51,17 @@ class AnalysisRun:
 
     @property
     def system(self) -> str:
-        """A Layer B run's system and query (``bm25``, ``mem0 [query: title]``), without top_k."""
+        """A Layer B run's system with its --memory-option settings and query, without top_k
+        (``bm25``, ``mem0 [query: title]``, ``planted-records [form=polluted]``); a setting that is
+        no scalar shows as the start of its JSON's sha256."""
         name = str(self.block.get("system", "?"))
+        settings = [
+            f"{key}={_short(value)}" for key, value in sorted((self.block.get("options") or {}).items())
+        ]
         query = self.block.get("query")
-        return name if query in (None, "problem") else f"{name} [query: {query}]"
+        if query not in (None, "problem"):
+            settings.append(f"query: {query}")
+        return f"{name} [{', '.join(settings)}]" if settings else name
 
     @property
     def given_kind(self) -> str:
@@ -65,6 +74,12 @@ class AnalysisRun:
     def entry(self, target: str) -> dict[str, Any]:
         entry = self.memory.get(target)
         return entry if isinstance(entry, dict) else {}
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return str(value)
+    return "#" + hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:8]
 
 
 @dataclass
