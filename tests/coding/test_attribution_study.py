@@ -171,3 +171,11 @@ def test_bad_input_is_one_error_line(study, tmp_path):
     assert no_system.exit_code == 2 and "no Layer B run" in no_system.output
     assert "Traceback" not in missing.output + mixed.output + no_system.output
     assert json.loads((study.strip / "plan.json").read_text())["runs"]
+
+
+def test_the_html_report_draws_the_tables(study, tmp_path):
+    pytest.importorskip("jinja2", reason='the report extra is not installed: pip install "execmem[report]"')
+    pytest.importorskip("vl_convert", reason='the report extra is not installed: pip install "execmem[report]"')
+    cli("report", study.report / "report.json", "-o", tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert "Strip ablation of instruction-polluted records" in page and "attribution-shares" in page
