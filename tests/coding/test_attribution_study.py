@@ -31,6 +31,7 @@ from tests.coding.attribution_study import (
 from tests.coding.conftest import needs_bwrap
 
 pytestmark = needs_bwrap
+NO_REPORT_EXTRA = 'the report extra is not installed: pip install "execmem[report]"'
 LENGTH_COST = 1.15  # a polluted record (~1,700 characters) takes the named fix's +2 back to about off
 
 
@@ -174,8 +175,8 @@ def test_bad_input_is_one_error_line(study, tmp_path):
 
 
 def test_the_html_report_draws_the_tables(study, tmp_path):
-    pytest.importorskip("jinja2", reason='the report extra is not installed: pip install "execmem[report]"')
-    pytest.importorskip("vl_convert", reason='the report extra is not installed: pip install "execmem[report]"')
+    for module in ("jinja2", "vl_convert"):
+        pytest.importorskip(module, reason=NO_REPORT_EXTRA)
     cli("report", study.report / "report.json", "-o", tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text()
     assert "Strip ablation of instruction-polluted records" in page and "attribution-shares" in page

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from execmem.runs.paired_stats import paired_differences
+
 N_PERMUTATIONS = 10_000
 _CHUNK = 2_000
 _RELATIVE_TIES = np.finfo(float).eps * 100
@@ -62,12 +64,7 @@ def paired_permutation_test(
     seed: int = 0,
 ) -> PermutationResult:
     """Two-sided paired permutation test of mean(on - off) over targets."""
-    on_values, off_values = np.asarray(on, dtype=float), np.asarray(off, dtype=float)
-    if on_values.shape != off_values.shape or on_values.ndim != 1 or on_values.size == 0:
-        raise ValueError(
-            f"need one value per target in both arms, got {on_values.shape} and {off_values.shape}"
-        )
-    diff = on_values - off_values
+    diff = paired_differences(on, off, "arms")
     observed = float(diff.mean())
     null, exact = null_means(diff, n_permutations, seed)
     ties = abs(_RELATIVE_TIES * observed)

@@ -15,11 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.core.files import atomic_write
-from execmem.core.jsonl import JsonlError, read_jsonl
-from execmem.core.pydantic_errors import first_error
+from execmem.suites.coding.target_lines import target_lines
 
 
 class GivenFileError(ValueError):
@@ -40,24 +39,11 @@ class GivenText(BaseModel):
 def load_given(path: Path) -> dict[str, GivenText]:
     """Every line of a given-text file, by target (a target twice, or two arms, is an error)."""
     found: dict[str, GivenText] = {}
-    try:
-        for where, raw in read_jsonl(path):
-            if not isinstance(raw, dict):
-                raise GivenFileError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-            try:
-                given = GivenText.model_validate(raw)
-            except ValidationError as exc:
-                raise GivenFileError(f"{where}: {first_error(exc)}") from None
-            if given.target in found:
-                raise GivenFileError(f"{where}: field target: duplicate {given.target!r}")
-            first = next(iter(found.values()), given)
-            if given.arm != first.arm:
-                raise GivenFileError(f"{where}: field arm: {given.arm!r}, the file's arm is {first.arm!r}")
-            found[given.target] = given
-    except JsonlError as exc:
-        raise GivenFileError(str(exc)) from None
-    except OSError as exc:
-        raise GivenFileError(f"{path}: cannot read ({exc.strerror})") from None
+    for where, given in target_lines(path, GivenText, GivenFileError):
+        first = next(iter(found.values()), given)
+        if given.arm != first.arm:
+            raise GivenFileError(f"{where}: field arm: {given.arm!r}, the file's arm is {first.arm!r}")
+        found[given.target] = given
     if not found:
         raise GivenFileError(f"{path}: no target (the file is empty)")
     return found

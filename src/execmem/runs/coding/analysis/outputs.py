@@ -14,7 +14,7 @@ from execmem.runs.coding.analysis.gating import AnchorSource, gate_files
 from execmem.runs.coding.analysis.given_runs import PlannedRun
 from execmem.runs.coding.analysis.report import CodingReport, ReportSettings
 from execmem.runs.coding.analysis.runset import group_runs, load_analysis_run
-from execmem.runs.coding.analysis.sources import run_tasks
+from execmem.runs.coding.analysis.sources import solvers_tasks
 from execmem.runs.identity import CompareError
 from execmem.runs.report_tables import markdown, tables_document
 
@@ -58,7 +58,7 @@ def write_given_files(
     if "gate" in kinds:
         with_off = [g for g in groups if g.off is not None and g.systems]
         if with_off:
-            tasks = run_tasks(with_off[0].off, tasks_file)
+            tasks = solvers_tasks([group.off for group in with_off], tasks_file)
             planned += gate_files(groups, tasks, out, off_below, anchors)
     out.mkdir(parents=True, exist_ok=True)
     plan = {"seed": seed, "off_below": off_below, "anchors": anchors,

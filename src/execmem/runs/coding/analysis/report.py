@@ -22,7 +22,7 @@ from execmem.runs.coding.analysis.layer_b import dose_table, layer_b_table
 from execmem.runs.coding.analysis.pairs import Pair, solver_pairs
 from execmem.runs.coding.analysis.rates import complete_targets
 from execmem.runs.coding.analysis.runset import SolverRuns, group_runs, load_analysis_run
-from execmem.runs.coding.analysis.sources import run_tasks, sieve_frozen_ids
+from execmem.runs.coding.analysis.sources import sieve_frozen_ids, solvers_tasks
 from execmem.runs.coding.compare import paired_report
 from execmem.runs.coding.layer_a import layer_a_tables
 from execmem.runs.identity import CompareError
@@ -96,7 +96,7 @@ def all_pairs(groups: list[SolverRuns], settings: ReportSettings) -> list[Pair]:
     attributable = [g for g in groups if g.systems and g.off is not None and g.frozen is not None]
     if not attributable:
         return []
-    tasks = run_tasks(attributable[0].off, settings.tasks)
+    tasks = solvers_tasks([group.off for group in attributable], settings.tasks)
     frozen_ids = sieve_frozen_ids(settings.sieve)
     return [pair for group in attributable for pair in solver_pairs(group, tasks, frozen_ids)]
 

@@ -29,6 +29,18 @@ def run_tasks(run: AnalysisRun, override: Path | None = None) -> dict[str, Codin
         raise CompareError(str(exc)) from None
 
 
+def solvers_tasks(runs: list[AnalysisRun], override: Path | None = None) -> dict[str, CodingTask]:
+    """The tasks of every run's task file (each file read once; solvers may have their own)."""
+    tasks: dict[str, CodingTask] = {}
+    seen: set[str] = set()
+    for run in runs:
+        key = str(override or run.data.manifest.get("invocation", {}).get("tasks_file", ""))
+        if key not in seen:
+            seen.add(key)
+            tasks.update(run_tasks(run, override))
+    return tasks
+
+
 def steps(run: AnalysisRun, target: str, seed: int) -> list[dict[str, Any]]:
     """An episode's trajectory steps (empty when the file is missing)."""
     try:
