@@ -115,6 +115,10 @@ CODING = ["coding", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"
         ([*CODING, "--memory", "bm25", "--top-k", "21"], "'--top-k'"),
         ([*CODING, "--memory", "bm25", "--query", "gold"], "'--query'"),
         (["coding", "compare", "a", "b", "--n-resamples", "0"], "'--n-resamples'"),
+        (["coding", "report", "nothing"], "nothing is not a coding run folder: manifest.json is missing"),
+        (["coding", "report", ".", "--permutations", "0"], "'--permutations'"),
+        (["coding", "report", ".", "--sieve", "nothing"], "--sieve nothing is not a folder"),
+        (["coding", "given-files", "nothing", "--out", "g"], "nothing is not a coding run folder"),
         (["vehicle", "run", "--model", "m", "--bogus"], "No such option: --bogus"),
     ],
 )
