@@ -180,3 +180,16 @@ def test_the_html_report_draws_the_tables(study, tmp_path):
     cli("report", study.report / "report.json", "-o", tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text()
     assert "Strip ablation of instruction-polluted records" in page and "attribution-shares" in page
+
+
+def test_a_run_with_unfinished_targets_is_reported_on_the_rest_and_exits_1(study, tmp_path):
+    cut = tmp_path / "plan-cut"
+    shutil.copytree(study.runs["volume", "plan"], cut)
+    episodes = (cut / "episodes.jsonl").read_text().splitlines(keepends=True)
+    (cut / "episodes.jsonl").write_text("".join(e for e in episodes if '"alpha__double@' not in e))
+    runs = [study.runs["volume", "off"], study.runs["volume", "frozen"], cut]
+    result = CliRunner().invoke(app, ["coding", "report", *map(str, runs), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and "incomplete: 1 runs have unfinished targets" in result.output
+    tables = {t["id"]: t for t in read_json_document(tmp_path / "r" / "report.json")["tables"]}
+    assert row_of(tables["layer-b-resolved"], solver="volume")["targets"] == 8
+    assert str(cut) in (tmp_path / "r" / "report.md").read_text()
