@@ -75,8 +75,8 @@ def ablation_table(
         f"({n_permutations} sign patterns, seed {seed}; every pattern when 2^records ≤ {n_permutations}).",
         "Both arms recover (p < 0.05): the harm is the record's volume; only flagged-removed: the "
         "instructions.",
-        "all: every solver's and system's records pooled in one test (each record a unit); read it beside the "
-        "rows, since solvers can differ in their sensitivity.",
+        "all: every solver's and system's records pooled in one test (each record a unit); read it beside "
+        "the rows, since solvers can differ in their sensitivity.",
     ]
     return ReportTable(
         "strip-ablation", "Strip ablation of instruction-polluted records", columns, rows, notes
