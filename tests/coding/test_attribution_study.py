@@ -5,7 +5,9 @@ OpenAI server with the planted solvers, ``coding given-files``, ``coding report`
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -38,6 +40,14 @@ LENGTH_COST = 1.15  # a polluted record (~1,700 characters) takes the named fix'
 def solver_runs(root, url, model, runs, system_runs) -> None:
     for name, memory in {"off": ["--memory", "off"], "frozen": ["--memory", "frozen"], **system_runs}.items():
         runs[model, name] = coding_run(root, url, model, root / model / name, *memory)
+
+
+def planned_runs(root, plan_file, runs, kind) -> None:
+    """Each run of a plan.json made with its own command (plus the test's cache and quiet)."""
+    for entry in read_json_document(plan_file)["runs"]:
+        args = shlex.split(entry["command"])[1:]
+        cli(*args, "--quiet", "--reuse-evaluations", "--cache-dir", root / "cache")
+        runs["volume", f"{kind}-{entry['arm']}"] = Path(entry["out"])
 
 
 def arm_runs(root, url, model, plan_file, runs, kind) -> None:
@@ -76,9 +86,9 @@ def study(tmp_path_factory, planted_memory_site) -> SimpleNamespace:
             "--out",
             gate,
         )
-        for model, url in (("volume", a.base_url), ("bound", b.base_url)):
-            arm_runs(root, url, model, strip / "plan.json", runs, "strip")
-        arm_runs(root, a.base_url, "volume", gate / "plan.json", runs, "gate")
+        planned_runs(root, strip / "plan.json", runs, "strip")  # the commands plan.json gives
+        arm_runs(root, b.base_url, "bound", strip / "plan.json", runs, "strip")  # another solver
+        planned_runs(root, gate / "plan.json", runs, "gate")
     report = root / "report"
     cli("coding", "report", *runs.values(), "--sieve", root / "sieve", "--out", report)
     tables = {t["id"]: t for t in read_json_document(report / "report.json")["tables"]}

@@ -67,16 +67,41 @@ def write_given_files(
     return planned
 
 
+_OPTIONS = (  # (option, section of the invocation, field): what fixes the protocol of a run
+    ("--base-url", "model", "base_url"), ("--api-key-env", "model", "api_key_env"),
+    ("--temperature", "model", "temperature"), ("--max-output-tokens", "model", "max_tokens"),
+    ("--tool-choice", "model", "tool_choice"), ("--null-content", "model", "null_content"),
+    ("--solver", None, "solver_kind"), ("--max-steps", "solver", "max_steps"),
+    ("--max-total-tokens", "solver", "max_total_tokens"), ("--time-limit", "solver", "time_limit_s"),
+    ("--command-timeout", "solver", "command_timeout_s"), ("--context-tokens", "solver", "context_tokens"),
+    ("--tokenizer", "solver", "tokenizer"), ("--image", None, "image"), ("--frozen", None, "frozen_file"),
+)  # fmt: skip
+
+
 def run_command(planned: PlannedRun) -> str:
-    """The source run's invocation with ``--memory given --given FILE --out FOLDER`` (a hint: the
-    endpoint options, such as --base-url, are the user's to add)."""
+    """The source run's invocation as ``execmem coding run`` with ``--memory given --given FILE --out
+    FOLDER`` instead of its memory (the same model, solver, budgets, seeds and frozen file, so the
+    run pairs with the source's; the API key stays in its environment variable)."""
     invocation: dict[str, Any] = planned.source.data.manifest.get("invocation", {})
-    manifest = planned.source.data.manifest
     parts = ["execmem", "coding", "run", "--tasks", str(invocation.get("tasks_file", "TASKS")),
-             "--model", str((invocation.get("model") or {}).get("model", "MODEL")),
-             "--memory", "given", "--given", str(planned.given_file), "--out", str(planned.out),
-             "--seeds", str(len(manifest.get("seeds", [])))]  # fmt: skip
-    frozen = invocation.get("frozen_file")
-    if frozen:
-        parts += ["--frozen", str(frozen)]
+             "--model", str((invocation.get("model") or {}).get("model", "MODEL"))]  # fmt: skip
+    for option, section, name in _OPTIONS:
+        value = (invocation.get(section) or {}).get(name) if section else invocation.get(name)
+        if value is not None:
+            parts += [option, str(value)]
+    flags = {
+        "--unsafe-local": invocation.get("unsafe_local"),
+        "--no-probe": (invocation.get("model") or {}).get("probe") is False,
+    }
+    parts += [flag for flag, on in flags.items() if on]
+    parts += [
+        "--seeds",
+        str(len(planned.source.seeds)),
+        "--memory",
+        "given",
+        "--given",
+        str(planned.given_file),
+        "--out",
+        str(planned.out),
+    ]
     return shlex.join(parts)
