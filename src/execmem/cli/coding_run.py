@@ -26,6 +26,7 @@ from execmem.cli.endpoint_options import (
     ToolChoice,
     ToolChoiceOption,
 )
+from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
@@ -103,9 +104,12 @@ def run(
     null_content: NullContentOption = NullContent.empty,
     probe: ProbeOption = True,
     tokenizer: TokenizerOption = "auto",
+    executor: ExecutorOption = ExecutorName.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
+    chosen = chosen_executor(executor, ray_address)
     try:
         config = _config(**locals())
     except ValidationError as exc:
@@ -118,7 +122,7 @@ def run(
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    metrics = run_with_progress(coding_run, out, quiet)
+    metrics = run_with_progress(coding_run, out, quiet, chosen)
     episodes = metrics["episodes"]
     say(
         f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "

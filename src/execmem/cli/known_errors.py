@@ -10,6 +10,7 @@ from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
 from execmem.runs.episode_log import RunFolderError
+from execmem.runs.executors.base import ExecutorError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
@@ -43,6 +44,7 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     MemorySetupError,
     InfraError,
     EndpointError,
+    ExecutorError,
     TokenizerError,
     TaskFileError,
     RecordError,

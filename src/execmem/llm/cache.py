@@ -14,7 +14,16 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+
+class Cache(Protocol):
+    """What the client needs of a response cache: this file's, or a cluster's (the Ray executor
+    keeps the run's file on the driver's node and answers its workers' lookups)."""
+
+    async def lookup(self, key: str) -> str | None: ...
+
+    def put_text(self, key: str, text: str) -> None: ...
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -42,6 +51,9 @@ class ResponseCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
         )
+
+    async def lookup(self, key: str) -> str | None:
+        return self.get_text(key)
 
     def get_text(self, key: str) -> str | None:
         with self._lock:

@@ -1,14 +1,15 @@
 """Scripted coding solvers: fake-server policies that drive the bash solver as a model would.
 
 ``MemoryOracle`` fixes a task only when the memory slot of its first user message names the file
-the task's fix touches (the paired protocol's test of whether memory reaches the solver), ``hang``
-runs a command that never ends, then submits. Replies are ``bash`` tool calls.
+the task's fix touches (the paired protocol's test of whether memory reaches the solver),
+``GoldPatcher`` applies a task's gold patch for the seeds it is told to (any task set, the shipped
+one included), ``hang`` runs a command that never ends, then submits. Replies are ``bash`` tool calls.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from execmem.agents.coding.prompts import SUBMIT_COMMAND, memory_slot_text
 from execmem.suites.coding.gitrepo import changed_paths
@@ -45,6 +46,24 @@ class MemoryOracle:
         path = changed_paths(task.patch)[0]
         if steps_taken(body) == 0 and path in (memory_slot_text(first_user) or ""):
             return bash(f"printf %s {shlex.quote(self.fixed_source)} > {path}")
+        return bash(SUBMIT_COMMAND)
+
+
+class GoldPatcher:
+    """Applies the task's gold patch at step 1 when the request's sampling seed is one of ``seeds``
+    (default: the even ones), then submits: resolved exactly where it patched."""
+
+    def __init__(
+        self, tasks: Sequence[CodingTask], seeds: Callable[[int], bool] = lambda s: s % 2 == 0
+    ) -> None:
+        self.by_issue = {task.problem_statement: task for task in tasks}
+        self.seeds = seeds
+
+    def __call__(self, body: dict) -> Reply:
+        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        task = self.by_issue[issue_of(first_user)]
+        if steps_taken(body) == 0 and self.seeds(int(body.get("seed") or 0)):
+            return bash(f"printf %s {shlex.quote(task.patch)} | git apply -")
         return bash(SUBMIT_COMMAND)
 
 

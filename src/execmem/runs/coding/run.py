@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
-from execmem.runs.runner import EpisodeRunner
+from execmem.runs.executors.base import WorkerSide
+from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import memory_for
 from execmem.suites.coding.sandbox.base import make_sandbox
@@ -39,11 +41,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
-        self.by_seed = {
-            seed: OpenAIChatModel(config.model.model_copy(update={"seed": seed}), self.cache)
-            for seed in config.seed_list()
-        }
-        self.models, self.probe = list(self.by_seed.values()), config.model.probe
+        self._connect(lambda model: OpenAIChatModel(model, self.cache))
         self.settings = EpisodeSettings(
             condition=config.memory,
             solver=config.solver,
@@ -55,6 +53,27 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
             image=config.image,
+        )
+
+    def _connect(self, client) -> None:
+        """One client per seed, made by ``client(model config)``."""
+        seeded = {
+            seed: self.config.model.model_copy(update={"seed": seed}) for seed in self.config.seed_list()
+        }
+        self.by_seed = {seed: client(model) for seed, model in seeded.items()}
+        self.models, self.probe = list(self.by_seed.values()), self.config.model.probe
+
+    def driver_only(self) -> tuple[str, ...]:
+        return (*DRIVER_ONLY, "by_seed")
+
+    def attach(self, side: WorkerSide) -> None:
+        """On a worker: its own clients, and workspaces in its scratch folder (environments are
+        built once per node, in the node's coding cache)."""
+        self.store = side.outbox
+        self._connect(side.model)
+        node_cache = VenvCache(cache_root() / "envs")
+        self.settings = dataclasses.replace(
+            self.settings, workspaces=side.scratch / "workspaces", env_cache=node_cache
         )
 
     def items(self) -> list[tuple[CodingTask, int]]:
