@@ -41,9 +41,14 @@ def is_built(condition: MemoryCondition, scenario: int) -> bool:
 
 
 def ship(
-    condition: MemoryCondition, scenario: int, memory: ScenarioMemory, packed: dict[str, bytes]
+    condition: MemoryCondition,
+    scenario: int,
+    memory: ScenarioMemory,
+    packed: dict[str, bytes],
+    name: str | None = None,
 ) -> Shipment:
-    """``memory`` for the workers; a store's files are packed once into ``packed`` (by store)."""
+    """``memory`` for the workers; a store's files are packed once into ``packed`` (by store), and
+    sent under the store's name (or ``name``: a store made on a worker is the scenario's own)."""
     if not isinstance(memory, SystemMemory):
         return Shipment(memory)
     assert isinstance(condition, MemorySystemCondition)
@@ -51,8 +56,9 @@ def ship(
     if store not in packed:
         packed[store] = condition.pack_store(store)
     marker = condition.ingestion(scenario) or {}
-    value = ShippedStore(store, memory.user_id, memory.top_k, memory.cost.to_json(), memory.notes, marker)
-    return Shipment(value, {store: packed[store]})
+    sent = name or store
+    value = ShippedStore(sent, memory.user_id, memory.top_k, memory.cost.to_json(), memory.notes, marker)
+    return Shipment(value, {sent: packed[store]})
 
 
 def keep(condition: MemoryCondition, scenario: int, shipment: Shipment) -> None:

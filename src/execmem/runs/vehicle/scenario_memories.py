@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from execmem.agents.vehicle.conditions.base import MemoryCondition, ScenarioMemory
-from execmem.agents.vehicle.conditions.memory_system import STORE_FILE, MemorySystemCondition
+from execmem.agents.vehicle.conditions.memory_system import STORE_FILE, MemorySystemCondition, own_store
 from execmem.core.archive import unpack_folder
 from execmem.core.protocols import MemorySystem
 from execmem.runs.executors.base import Shipment
@@ -102,7 +102,7 @@ class WorkerMemories:
             self.store.save_memory(scenario, memory.record())
             if isinstance(condition, MemorySystemCondition):
                 condition.close()  # the store's files are complete before they are packed
-            return ship(condition, scenario, memory, {})
+            return ship(condition, scenario, memory, {}, name=own_store(scenario))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 

@@ -158,7 +158,7 @@ class MemorySystemCondition:
 
     def adopt(self, scenario: int, files: bytes, record: dict[str, Any]) -> None:
         """Keep a store ingested elsewhere as the scenario's own, then mark the scenario done."""
-        folder = f"scenario-{scenario}"
+        folder = own_store(scenario)
         shutil.rmtree(self.state_dir / folder, ignore_errors=True)
         unpack_folder(files, self.state_dir / folder)
         self._stores.pop(folder, None)
@@ -182,6 +182,11 @@ class MemorySystemCondition:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self._marker(scenario), record)
         return record
+
+
+def own_store(scenario: int) -> str:
+    """The folder of a scenario's own store (one ingested elsewhere), beside the run's."""
+    return f"scenario-{scenario}"
 
 
 def _shared_state(path: Path) -> bool:
