@@ -10,6 +10,7 @@ when it starts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -106,7 +107,10 @@ class EpisodeWorker:
         return shipment, Outcome(calls)
 
     def clean(self) -> None:
+        """Remove this worker's scratch folder (and the run's, once the last worker is done)."""
         shutil.rmtree(self.folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.folder.parent.rmdir()
 
     async def _install(self, runner: Any, item: Any, value_ref: Any, part_refs: dict[str, Any]) -> None:
         """Fetch the item's shared input (and the parts not fetched before) and install it, once."""
