@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,8 @@ def test_a_worker_killed_mid_episode_loses_and_repeats_nothing(ray_cluster, tmp_
 
     with FakeServer(GoldPatcher(TASKS)) as server:
         metrics = run_slice(tmp_path / "run", server.base_url, executor, kill_a_worker)
+        bodies = Counter(json.dumps(body, sort_keys=True) for body in server.requests)
+    assert max(bodies.values()) > 1  # the killed worker's episode was run again from its start
     ids = [e["id"] for e in complete_records(tmp_path / "run" / "episodes.jsonl")]
     assert len(ids) == len(set(ids)) == 4 and None not in finished
     assert not (tmp_path / "run" / "infra_errors.jsonl").read_text()

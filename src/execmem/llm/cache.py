@@ -62,6 +62,12 @@ class ResponseCache:
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def keys(self) -> set[str]:
+        """Every key answered so far."""
+        with self._lock:
+            stored = {row[0] for row in self._db.execute("SELECT key FROM responses")}
+            return stored | set(self._pending)
+
     def put_text(self, key: str, text: str) -> None:
         with self._lock:
             self._pending[key] = text

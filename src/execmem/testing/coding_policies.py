@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from execmem.agents.coding.prompts import SUBMIT_COMMAND, memory_slot_text
 from execmem.suites.coding.gitrepo import changed_paths
-from execmem.suites.coding.tasks import CodingTask
+from execmem.suites.coding.paths import builtin_tasks_path
+from execmem.suites.coding.tasks import CodingTask, load_tasks
 from execmem.testing.fake_policies import Reply, ToolCallSpec
 
 
@@ -70,3 +72,8 @@ class GoldPatcher:
 def hang(body: dict) -> Reply:
     """A solver whose first command never ends; afterwards it submits."""
     return bash("while true; do sleep 1; done") if steps_taken(body) == 0 else bash(SUBMIT_COMMAND)
+
+
+def gold_patcher(tasks: str | None = None) -> GoldPatcher:
+    """Factory for ``--policy``: the GoldPatcher over a task file (default: the shipped set)."""
+    return GoldPatcher(load_tasks(Path(tasks) if tasks else builtin_tasks_path()))

@@ -3,10 +3,10 @@
 The driver (the process that called the run) keeps the run folder: it is the only writer of
 ``episodes.jsonl`` and the rest, replaying what each task returns (:mod:`outbox`), so a run
 started in one process can be resumed on a cluster and the other way round, and a task whose
-worker dies leaves nothing behind. Around the workers (one per CPU of the cluster, each an async
-actor running many episodes at once) run two actors on the driver's node: the gate, whose slots are
-``--max-connections`` for the whole cluster (:mod:`ray_gate`), and the host of the response cache
-(:mod:`ray_cache`). A shared input (a scenario's memory) is made once: on the driver when it is
+worker dies leaves nothing behind. Beside the workers (one per CPU of the cluster, each an async
+actor running many episodes at once) runs the host, on the driver's node (:mod:`ray_host`): the
+gate whose slots are ``--max-connections`` for the whole cluster (:mod:`ray_gate`), the response
+cache, the runner copy. A shared input (a scenario's memory) is made once: on the driver when it is
 cheap, else as a task on a worker; it reaches the workers through Ray's object store.
 """
 
@@ -67,12 +67,11 @@ class RayExecutor:
 
 
 class Pool:
-    """The workers of one run, and the gate and the host beside the driver."""
+    """The workers of one run, and the host beside the driver."""
 
     def __init__(self, ray: Any, runner: Runner, size: int | None) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from execmem.runs.executors.ray_gate import GateActor
         from execmem.runs.executors.ray_host import HostActor
         from execmem.runs.executors.ray_worker import WorkerActor, actor_name
 
@@ -80,10 +79,8 @@ class Pool:
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         beside = {"num_cpus": 0, "scheduling_strategy": here}
         config = runner.models[0].config
-        gate = GateActor.options(name=actor_name(run_id, "gate"), max_concurrency=100_000, **beside)
-        self.gate = gate.remote(config.max_connections)
-        host = HostActor.options(name=actor_name(run_id, "host"), **beside)
-        self.host = host.remote(str(runner.cache.path), runner.worker_copy())
+        host = HostActor.options(name=actor_name(run_id, "host"), max_concurrency=100_000, **beside)
+        self.host = host.remote(config.max_connections, str(runner.cache.path), runner.worker_copy())
         key = config.api_key_env
         secrets = {key: os.environ[key]} if key in os.environ else {}
         count = size or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -118,12 +115,10 @@ class Pool:
         ray = self._ray
         cleaned = [worker.clean.remote() for worker in self.workers]
         closed = self.host.close.remote()
-        for ref in (*cleaned, closed):
-            with contextlib.suppress(
-                ray.exceptions.RayError, TimeoutError
-            ):  # a dead worker: nothing to clean
+        for ref in (*cleaned, closed):  # a dead worker has nothing left to clean
+            with contextlib.suppress(ray.exceptions.RayError, TimeoutError):
                 await asyncio.wait_for(ref, timeout=30)
-        for actor in (*self.workers, self.gate, self.host):
+        for actor in (*self.workers, self.host):
             ray.kill(actor, no_restart=True)
 
 
@@ -157,10 +152,19 @@ class Dispatch:
                 return
             finally:
                 self.pool.give(index)
-        record = replay(outcome.calls, self.runner.store)
+        record = self._commit(outcome)
         if outcome.stop:
             raise EndpointError(outcome.stop)
         self._notify(record)
+
+    def _commit(self, outcome: Any) -> dict[str, Any] | None:
+        """A task's new answers into the run's cache, then its calls into the run folder."""
+        self._keep_answers(outcome)
+        return replay(outcome.calls, self.runner.store)
+
+    def _keep_answers(self, outcome: Any) -> None:
+        for key, text in outcome.responses.items():
+            self.runner.cache.put_text(key, text)
 
     def _failed(self, item: Any, failure: Failure) -> None:
         kind, reason, extra = failure
@@ -205,6 +209,7 @@ class Dispatch:
             raise SharedFailed(("crash", f"its Ray worker died ({_first_line(exc)})", {})) from None
         finally:
             self.pool.give(index)
+        self._keep_answers(outcome)
         if outcome.stop:
             raise EndpointError(outcome.stop)
         if outcome.failure:

@@ -1,4 +1,4 @@
-"""The endpoint's limits for a whole cluster: one gate actor whose slots every worker's requests take.
+"""The endpoint's limits for a whole cluster: one gate whose slots every worker's requests take.
 
 ``--max-connections`` is the number of slots; a request waits for one and gives it back when it
 ends. A ``retry-after`` answer to any worker closes the gate for that long: no worker starts a new
@@ -6,7 +6,7 @@ request until it reopens (requests already under way go on). Each worker holds s
 and the incarnation it started as; when Ray restarts a killed worker, the new incarnation's
 ``join`` frees whatever the dead one held, so a kill never shrinks the limit. Every acquire has a
 ticket: a worker that gives up waiting releases the ticket, and a slot granted to it later is
-dropped at once.
+dropped at once. The gate lives in the run's host actor (:mod:`ray_host`), beside the driver.
 """
 
 from __future__ import annotations
@@ -18,11 +18,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
-import ray
-
 
 class Gate:
-    """The slots and the quiet time of one run (an async actor: its methods share one loop)."""
+    """The slots and the quiet time of one run (its methods run on one event loop)."""
 
     def __init__(self, connections: int) -> None:
         self.connections = connections
@@ -88,7 +86,8 @@ class Gate:
 
 
 class ClusterLimit:
-    """A worker's side of the gate (:class:`execmem.llm.limits.ConnectionLimit`)."""
+    """A worker's side of the gate (:class:`execmem.llm.limits.ConnectionLimit`), through the
+    actor holding it (``gate``: its ``acquire``, ``release`` and ``hold``)."""
 
     def __init__(self, gate: Any, worker: str, incarnation: str) -> None:
         self.gate, self.worker, self.incarnation = gate, worker, incarnation
@@ -111,6 +110,3 @@ class ClusterLimit:
 
     def hold(self, seconds: float) -> None:
         self.gate.hold.remote(seconds)
-
-
-GateActor = ray.remote(Gate)

@@ -30,7 +30,7 @@ from execmem.runs.executors.ray_host import RemoteCache
 
 
 def actor_name(run_id: str, role: str) -> str:
-    """The name of a run's actor (``gate``, ``host``, ``worker-N``)."""
+    """The name of a run's actor (``host``, ``worker-N``)."""
     return f"execmem-{run_id}-{role}"
 
 
@@ -39,6 +39,7 @@ class Outcome:
     """What one task made: the run-folder calls to replay, or why it could not be made."""
 
     calls: list[Call] = field(default_factory=list)
+    responses: dict[str, str] = field(default_factory=dict)  # new answers, for the run's cache
     failure: Failure | None = None  # of a shared input, to be recorded for each episode needing it
     stop: str | None = None  # the endpoint cannot serve the run (EndpointError's message)
 
@@ -48,7 +49,7 @@ class EpisodeWorker:
 
     def __init__(self, name: str, run_id: str, secrets: dict[str, str]) -> None:
         os.environ.update(secrets)  # the API key, which the driver's environment had
-        self.name, self.run_id = name, run_id  # the gate and host are found by name (actor_name)
+        self.name, self.run_id = name, run_id  # the host is found by its name (actor_name)
         self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / run_id / name
         self.outbox = Outbox()
         self._started: asyncio.Task[Any] | None = None
@@ -64,15 +65,16 @@ class EpisodeWorker:
     async def _start(self) -> Any:
         """Join the gate as a new incarnation (freeing what a killed predecessor held), empty the
         scratch folder, connect the runner copy."""
-        self.gate = ray.get_actor(actor_name(self.run_id, "gate"))
-        self.host = ray.get_actor(actor_name(self.run_id, "host"))
+        host = ray.get_actor(actor_name(self.run_id, "host"))
         incarnation = uuid.uuid4().hex
-        await self.gate.join.remote(self.name, incarnation)
+        await host.join.remote(self.name, incarnation)
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
-        runner = await self.host.runner_copy.remote()
-        limit = ClusterLimit(self.gate, self.name, incarnation)
-        runner.attach(WorkerSide(self.outbox, self.folder, RemoteCache(self.host), limit))
+        runner, known = await host.runner_copy.remote(), await host.known_keys.remote()
+        self.cache = RemoteCache(host, known)
+        runner.attach(
+            WorkerSide(self.outbox, self.folder, self.cache, ClusterLimit(host, self.name, incarnation))
+        )
         runner.slots = asyncio.Semaphore(runner.concurrency())
         return runner
 
@@ -90,8 +92,8 @@ class EpisodeWorker:
         try:
             await runner.attempt(item)
         except EndpointError as exc:
-            return Outcome(self.outbox.take(key), stop=str(exc))
-        return Outcome(self.outbox.take(key))
+            return Outcome(self.outbox.take(key), self.cache.fresh(), stop=str(exc))
+        return Outcome(self.outbox.take(key), self.cache.fresh())
 
     async def make_shared(self, key: Hashable, inputs: Any) -> tuple[Shipment | None, Outcome]:
         """Make a shared input here; its failure is returned for the driver to record."""
@@ -99,12 +101,14 @@ class EpisodeWorker:
         try:
             shipment = await runner.shared_inputs().remote(key, inputs)
         except EndpointError as exc:
-            return None, Outcome(stop=str(exc))
+            return None, Outcome(responses=self.cache.fresh(), stop=str(exc))
         except Exception as exc:  # noqa: BLE001 - recorded for each episode that needs it
-            return None, Outcome(failure=failure_of(exc, runner.models[0].redact))
+            return None, Outcome(
+                responses=self.cache.fresh(), failure=failure_of(exc, runner.models[0].redact)
+            )
         finally:
             calls = self.outbox.take(shared_bucket(key))
-        return shipment, Outcome(calls)
+        return shipment, Outcome(calls, self.cache.fresh())
 
     def clean(self) -> None:
         """Remove this worker's scratch folder (and the run's, once the last worker is done)."""
