@@ -140,10 +140,12 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(ray_cluster, tmp_path
         metrics = run_vehicle(
             tmp_path / "ray", server.base_url, vehicle_data, executor, kill_a_worker, **options
         )
-        assert repeated(server.requests) > once  # what the killed worker had under way was asked again
+        again = repeated(server.requests)
+    failures = (tmp_path / "ray" / "infra_errors.jsonl").read_text()
+    assert not failures
+    assert again > once, (again, once)  # what the killed worker had under way was asked again
     ids = [e["id"] for e in complete_records(tmp_path / "ray" / "episodes.jsonl")]
     assert len(ids) == len(set(ids)) == 60 and len(finished) == 60 and None not in finished
-    assert not (tmp_path / "ray" / "infra_errors.jsonl").read_text()
     same_runs(tmp_path / "local", tmp_path / "ray", reference, metrics)
 
 

@@ -54,9 +54,9 @@ class RayExecutor:
 
     async def run(self, runner: Runner, pending: list[Any], on_episode: EpisodeHook | None) -> None:
         with connected(self.address) as ray:
-            await runner.probe_endpoint()
-            pool = Pool(ray, runner, self.size)
+            pool = Pool(ray, runner, self.size)  # the workers start while the endpoint is probed
             try:
+                await runner.probe_endpoint()
                 await pool.ready()
                 self.workers = pool.workers
                 runner.store.record_executor(self.describe())
@@ -113,7 +113,7 @@ class Pool:
     async def stop(self) -> None:
         """Empty the workers' scratch folders, write the cache's last answers, end every actor."""
         ray = self._ray
-        cleaned = [worker.clean.remote() for worker in self.workers]
+        cleaned = [worker.stop.remote() for worker in self.workers]
         closed = self.host.close.remote()
         for ref in (*cleaned, closed):  # a dead worker has nothing left to clean
             with contextlib.suppress(ray.exceptions.RayError, TimeoutError):

@@ -52,6 +52,7 @@ class EpisodeWorker:
         self.name, self.run_id = name, run_id  # the host is found by its name (actor_name)
         self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / run_id / name
         self.outbox = Outbox()
+        self.cache: RemoteCache | None = None  # made when the worker starts, with the host's keys
         self._started: asyncio.Task[Any] | None = None
         self._installed: set[Hashable] = set()
         self._parts: set[str] = set()
@@ -110,8 +111,12 @@ class EpisodeWorker:
             calls = self.outbox.take(shared_bucket(key))
         return shipment, Outcome(calls, self.cache.fresh())
 
-    def clean(self) -> None:
-        """Remove this worker's scratch folder (and the run's, once the last worker is done)."""
+    async def stop(self) -> None:
+        """Close the model connections and remove this worker's scratch folder (and the run's,
+        once the last worker is done)."""
+        if self._started is not None and self._started.done() and not self._started.exception():
+            for model in self._started.result().models:
+                await model.aclose()
         shutil.rmtree(self.folder, ignore_errors=True)
         with contextlib.suppress(OSError):
             self.folder.parent.rmdir()
