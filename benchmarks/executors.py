@@ -8,7 +8,8 @@ Usage: python benchmarks/executors.py [--data DIR] [--latency 0.1] [--connection
    and on a Ray instance started here with 2 CPUs (started once, before the timings; its start is
    reported apart). Target: Ray's wall time within 1.3x of local. Ray's overhead per episode is
    (Ray - local) / episodes; its workers' start (processes, imports, the runner copy) is part of
-   every Ray run and is estimated from the first episode's arrival.
+   every Ray run and is estimated from the first episode's arrival, and the same figures are given
+   for the time after the first episode (the episodes themselves).
 2. Coding: a slice of the shipped tasks (``--coding-tasks`` x ``--coding-seeds``) with the scripted
    GoldPatcher solver (the server in its own process), on both; one untimed run first builds the
    environments and fills the downloads.
@@ -24,14 +25,13 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from vehicle_run import start_server  # noqa: E402 - the script's sibling
+from vehicle_run import start_fake_server, start_server  # noqa: E402 - the script's sibling
 
 from execmem.llm.config import ModelConfig  # noqa: E402
 from execmem.runs.coding.config import CodingRunConfig  # noqa: E402
@@ -66,6 +66,7 @@ def compare(make_run, repeats: int) -> dict:
         runs["local"].append(timed(make_run, None))
         runs["ray"].append(timed(make_run, RayExecutor()))
     local, remote = (statistics.median(r["wall_s"] for r in runs[k]) for k in ("local", "ray"))
+    after = {k: statistics.median(r["wall_s"] - r["first_s"] for r in runs[k]) for k in runs}
     episodes = runs["local"][0]["metrics"]["episodes"]["finished"]
     return {
         "episodes": episodes,
@@ -74,6 +75,11 @@ def compare(make_run, repeats: int) -> dict:
         "ratio": round(remote / local, 3),
         "ray_overhead_ms_per_episode": round((remote - local) * 1000 / episodes, 2),
         "first_episode_s": {k: round(statistics.median(r["first_s"] for r in runs[k]), 2) for k in runs},
+        "after_first_episode_s": {k: round(v, 2) for k, v in after.items()},
+        "after_first_episode_ratio": round(after["ray"] / after["local"], 3),
+        "ray_overhead_ms_per_episode_after_start": round(
+            (after["ray"] - after["local"]) * 1000 / episodes, 2
+        ),
         "load_average": [round(r["load"], 2) for k in runs for r in runs[k]],
         "same_scores": len(
             {
@@ -99,19 +105,8 @@ def vehicle(args, base_url: str) -> dict:
     return report
 
 
-def start_coding_server() -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "execmem.testing.fake_server", "--policy",
-               "execmem.testing.coding_policies:gold_patcher"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline().strip()
-    if not line.startswith("READY "):
-        process.kill()
-        raise SystemExit(f"fake server did not start: {line!r}")
-    return process, line.split(" ", 1)[1]
-
-
 def coding(args) -> dict:
-    server, base_url = start_coding_server()
+    server, base_url = start_fake_server(["--policy", "execmem.testing.coding_policies:gold_patcher"])
     try:
         model = ModelConfig(model="fake", base_url=base_url)
         config = CodingRunConfig(

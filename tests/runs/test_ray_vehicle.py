@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import threading
 import time
@@ -150,19 +151,8 @@ def test_a_worker_killed_mid_run_loses_and_repeats_nothing(ray_cluster, tmp_path
 
 
 def cli_run(base_url, folder, data, *extra):
-    args = [
-        "vehicle",
-        "run",
-        "--model",
-        "fake",
-        "--memory",
-        "bm25",
-        "--scenarios",
-        "1-3",
-        "--base-url",
-        base_url,
-    ]
-    args += ["--out", str(folder), "--data", str(data), "--quiet", "--max-connections", "4", *extra]
+    args = shlex.split("vehicle run --model fake --memory bm25 --scenarios 1-3 --quiet --max-connections 4")
+    args += ["--base-url", base_url, "--out", str(folder), "--data", str(data), *extra]
     return CliRunner().invoke(app, args)
 
 

@@ -146,9 +146,8 @@ class Dispatch:
             index = self.pool.take()
             try:
                 outcome = await self.pool.workers[index].episode.remote(item, shipped)
-            except self.ray.exceptions.RayActorError as exc:
-                reason = f"its Ray worker died {TASK_RETRIES + 1} times ({_first_line(exc)})"
-                self._failed(item, ("crash", reason, {}))
+            except self.ray.exceptions.RayError as exc:  # the worker died, or failed outside the episode
+                self._failed(item, ("crash", self._reason(exc), {}))
                 return
             finally:
                 self.pool.give(index)
@@ -165,6 +164,11 @@ class Dispatch:
     def _keep_answers(self, outcome: Any) -> None:
         for key, text in outcome.responses.items():
             self.runner.cache.put_text(key, text)
+
+    def _reason(self, exc: Exception) -> str:
+        if isinstance(exc, self.ray.exceptions.RayActorError):
+            return f"its Ray worker died {TASK_RETRIES + 1} times ({_first_line(exc)})"
+        return f"its Ray task failed: {_first_line(exc)}"
 
     def _failed(self, item: Any, failure: Failure) -> None:
         kind, reason, extra = failure
@@ -205,8 +209,8 @@ class Dispatch:
             shipment_ref, outcome_ref = make.remote(key, self.shared.inputs(key))
             outcome = await outcome_ref
             shipment = await shipment_ref
-        except self.ray.exceptions.RayActorError as exc:
-            raise SharedFailed(("crash", f"its Ray worker died ({_first_line(exc)})", {})) from None
+        except self.ray.exceptions.RayError as exc:
+            raise SharedFailed(("crash", self._reason(exc), {})) from None
         finally:
             self.pool.give(index)
         self._keep_answers(outcome)
