@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import pickle
 import uuid
 from collections.abc import Hashable
 from typing import Any
@@ -80,14 +81,15 @@ class Pool:
         beside = {"num_cpus": 0, "scheduling_strategy": here}
         config = runner.models[0].config
         host = HostActor.options(name=actor_name(run_id, "host"), max_concurrency=100_000, **beside)
-        self.host = host.remote(config.max_connections, str(runner.cache.path), runner.worker_copy())
+        copy = pickle.dumps(runner.worker_copy())
+        self.host = host.remote(config.max_connections, str(runner.cache.path), copy)
         key = config.api_key_env
         secrets = {key: os.environ[key]} if key in os.environ else {}
         count = size or max(1, int(ray.cluster_resources().get("CPU", 1)))
         options = {"num_cpus": 1, "max_restarts": -1, "max_task_retries": TASK_RETRIES}
         self.workers = [
             WorkerActor.options(name=actor_name(run_id, f"worker-{i}"), **options).remote(
-                f"worker-{i}", run_id, secrets
+                f"worker-{i}", run_id, secrets, type(runner).__module__
             )
             for i in range(count)
         ]

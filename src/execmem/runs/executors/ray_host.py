@@ -23,14 +23,15 @@ from execmem.runs.executors.ray_gate import Gate
 
 
 class Host:
-    """The run's gate, cache and runner copy (an async actor: its methods share one loop)."""
+    """The run's gate, cache and runner copy (an async actor: its methods share one loop). The copy
+    is kept pickled: the host never imports the suite, so it is up before the workers need it."""
 
-    def __init__(self, connections: int, cache: str, runner: Any) -> None:
+    def __init__(self, connections: int, cache: str, runner: bytes) -> None:
         self.gate = Gate(connections)
         self.cache = ResponseCache(Path(cache))
         self.runner = runner
 
-    def runner_copy(self) -> Any:
+    def runner_copy(self) -> bytes:
         return self.runner
 
     async def join(self, worker: str, incarnation: str) -> None:

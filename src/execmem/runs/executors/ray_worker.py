@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
+import pickle
 import shutil
 import tempfile
 import uuid
@@ -45,10 +47,12 @@ class Outcome:
 
 
 class EpisodeWorker:
-    """Started lazily: the first call connects the runner copy (so nothing blocks the actor's loop)."""
+    """Started lazily: the first call connects the runner copy (so nothing blocks the actor's loop).
+    ``suite_module`` is the runner's module, imported at once."""
 
-    def __init__(self, name: str, run_id: str, secrets: dict[str, str]) -> None:
+    def __init__(self, name: str, run_id: str, secrets: dict[str, str], suite_module: str) -> None:
         os.environ.update(secrets)  # the API key, which the driver's environment had
+        importlib.import_module(suite_module)  # the runner's code, loaded while the host starts
         self.name, self.run_id = name, run_id  # the host is found by its name (actor_name)
         self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / run_id / name
         self.outbox = Outbox()
@@ -71,7 +75,7 @@ class EpisodeWorker:
         await host.join.remote(self.name, incarnation)
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
-        runner, known = await host.runner_copy.remote(), await host.known_keys.remote()
+        runner, known = pickle.loads(await host.runner_copy.remote()), await host.known_keys.remote()
         self.cache = RemoteCache(host, known)
         runner.attach(
             WorkerSide(self.outbox, self.folder, self.cache, ClusterLimit(host, self.name, incarnation))
