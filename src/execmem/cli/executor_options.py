@@ -17,7 +17,7 @@ class ExecutorName(StrEnum):
 
 ExecutorOption = Annotated[
     ExecutorName,
-    typer.Option(help='local: this process; ray: a Ray cluster (pip install "execmem[ray]"; docs/ray.md).'),
+    typer.Option(help="local: this process; ray: a Ray cluster (the ray extra; docs/ray.md)."),
 ]
 RayAddressOption = Annotated[
     str | None,
