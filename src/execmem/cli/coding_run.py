@@ -58,6 +58,11 @@ class SandboxKind(StrEnum):
     docker = "docker"
 
 
+class Solver(StrEnum):
+    bash = "bash"
+    miniswe = "miniswe"
+
+
 @app.command("run")
 def run(
     tasks: Annotated[str, typer.Option(help="`builtin` (the shipped set) or a task file (JSON lines).")],
@@ -69,6 +74,9 @@ def run(
         Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
     ] = Memory.off,
     seeds: Annotated[int, typer.Option(min=1, help="Episodes per task (sampling seeds 0..N-1).")] = 4,
+    solver: Annotated[
+        Solver, typer.Option(help="bash (built-in) or miniswe (mini-swe-agent: the [miniswe] extra).")
+    ] = Solver.bash,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
@@ -148,7 +156,7 @@ def _config(**options) -> CodingRunConfig:
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
     return CodingRunConfig(
         model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
-        memory=o.memory.value, seeds=o.seeds, solver=solver,
+        memory=o.memory.value, seeds=o.seeds, solver=solver, solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image,

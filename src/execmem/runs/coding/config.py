@@ -9,9 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem import __version__
-from execmem.agents.coding.bash_tool import BASH_SCHEMA
 from execmem.agents.coding.config import SolverConfig
-from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
+from execmem.agents.coding.solvers import BashSolver, CodingSolver, SolverKind
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
 from execmem.runs.identity import measured_model
@@ -39,6 +38,7 @@ class CodingRunConfig(BaseModel):
     memory: Condition = "off"
     seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
     solver: SolverConfig = Field(default_factory=SolverConfig)
+    solver_kind: SolverKind = Field("bash", description="bash (built-in) or miniswe (mini-swe-agent)")
     records: RecordPolicy = Field(default_factory=RecordPolicy)
     only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
@@ -55,22 +55,22 @@ class CodingRunConfig(BaseModel):
 
 
 def build_manifest(
-    config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
+    config: CodingRunConfig,
+    tasks: list[CodingTask],
+    sandbox_kind: str,
+    task_sha256: str,
+    agent: CodingSolver | None = None,
 ) -> dict[str, Any]:
-    """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
+    """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details.
+    ``agent`` is the run's solver (the built-in one when not given)."""
+    agent = agent or BashSolver()
     model = {k: v for k, v in measured_model(config.model.model_dump()).items() if k != "seed"}
     return {
         "manifest_version": MANIFEST_VERSION,
         "suite": "coding",
         "model": {**model, "seed": "the episode's seed"},
-        "solver": {
-            "kind": "execmem-bash",
-            "prompt_version": PROMPT_VERSION,
-            "submit": f"a bash command whose output starts with the line of `{SUBMIT_COMMAND}`",
-            "memory_slot": f"{MEMORY_OPEN} section at the top of the first user message",
-            "budgets": config.solver.describe(),
-        },
-        "tools": [BASH_SCHEMA],
+        "solver": {**agent.describe(), "budgets": config.solver.describe()},
+        "tools": agent.tools(),
         "sandbox": {
             "kind": sandbox_kind,
             **config.sandbox.settings(),

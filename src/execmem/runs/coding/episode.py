@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from execmem.agents.coding.config import SolverConfig
-from execmem.agents.coding.solver import SolveResult, opening_messages, solve
+from execmem.agents.coding.solver import SolveResult
+from execmem.agents.coding.solvers import BashSolver, CodingSolver
 from execmem.core.clock import now_iso
 from execmem.core.files import JsonlAppender
 from execmem.core.protocols import Model
@@ -38,6 +39,7 @@ class EpisodeSettings:
     sandbox_config: SandboxConfig = field(default_factory=SandboxConfig)
     keep_workspaces: bool = False
     image: str | None = None  # docker/podman image the commands run in (None: bubblewrap)
+    agent: CodingSolver = field(default_factory=BashSolver)  # the solver the manifest names
 
 
 async def run_episode(
@@ -51,12 +53,9 @@ async def run_episode(
     """Prepare, solve, score; return the episode's record. Errors propagate to the run's boundary."""
     episode = await asyncio.to_thread(_prepare, task, settings)
     try:
-        trajectory.append(
-            {"id": identifier, "messages": opening_messages(task.problem_statement, memory.text)}
-        )
-        result = await solve(
-            model, episode, task.problem_statement, memory.text, settings.solver, trajectory.append
-        )
+        statement, agent = task.problem_statement, settings.agent
+        trajectory.append({"id": identifier, "messages": agent.opening_messages(statement, memory.text)})
+        result = await agent.solve(model, episode, statement, memory.text, settings.solver, trajectory.append)
         patch = await asyncio.to_thread(episode.diff)
         evaluation = await asyncio.to_thread(evaluate, task, episode, settings.eval_timeout_s)
         trajectory.append({"end_reason": result.end_reason, "evaluation": evaluation.to_dict()})

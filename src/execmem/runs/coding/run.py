@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from execmem.agents.coding.solvers import make_solver
 from execmem.core.hashing import file_sha256
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
@@ -37,7 +38,8 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.memories = {  # records come from the whole file: a subset changes targets, not history
             t.instance_id: memory_for(config.memory, t, every_task, config.records) for t in self.tasks
         }
-        manifest = build_manifest(config, self.tasks, sandbox_kind, file_sha256(config.tasks_file))
+        agent = make_solver(config.solver_kind)
+        manifest = build_manifest(config, self.tasks, sandbox_kind, file_sha256(config.tasks_file), agent)
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
@@ -53,6 +55,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
             image=config.image,
+            agent=agent,
         )
 
     def _connect(self, client) -> None:
