@@ -10,7 +10,6 @@ when it starts.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import os
 import pickle
@@ -54,7 +53,7 @@ class EpisodeWorker:
         os.environ.update(secrets)  # the API key, which the driver's environment had
         importlib.import_module(suite_module)  # the runner's code, loaded while the host starts
         self.name, self.run_id = name, run_id  # the host is found by its name (actor_name)
-        self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / run_id / name
+        self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / f"{run_id}-{name}"
         self.outbox = Outbox()
         self.cache: RemoteCache | None = None  # made when the worker starts, with the host's keys
         self._started: asyncio.Task[Any] | None = None
@@ -116,14 +115,11 @@ class EpisodeWorker:
         return shipment, Outcome(calls, self.cache.fresh())
 
     async def stop(self) -> None:
-        """Close the model connections and remove this worker's scratch folder (and the run's,
-        once the last worker is done)."""
+        """Close the model connections and remove this worker's scratch folder."""
         if self._started is not None and self._started.done() and not self._started.exception():
             for model in self._started.result().models:
                 await model.aclose()
         shutil.rmtree(self.folder, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            self.folder.parent.rmdir()
 
     async def _install(self, runner: Any, item: Any, value_ref: Any, part_refs: dict[str, Any]) -> None:
         """Fetch the item's shared input (and the parts not fetched before) and install it, once."""
