@@ -30,7 +30,7 @@ pytest.importorskip("ray")
 pytestmark = [needs_bwrap, pytest.mark.network]
 TASKS = load_tasks(builtin_tasks_path())
 SLICE = [task.instance_id for task in TASKS if task.repo == "pypi/parse"][:2]  # 2 tasks x 2 seeds
-TIMING = ("agent_s", "model_latency_s", "prepare_s", "eval_s", "finished_at")
+TIMING = ("agent_s", "model_latency_s", "prepare_s", "eval_s", "test_s", "episode_s", "finished_at")
 SCRATCH = Path(tempfile.gettempdir()) / "execmem-ray"
 
 

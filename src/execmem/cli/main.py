@@ -22,8 +22,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "vehicle": ("execmem.cli.vehicle", "execmem.cli.vehicle_run", "execmem.cli.vehicle_audit",
                 "execmem.cli.vehicle_compare", "execmem.cli.vehicle_diagnose"),
     "data": ("execmem.cli.data",),
-    "coding": ("execmem.cli.coding", "execmem.cli.coding_run"),
+    "coding": ("execmem.cli.coding", "execmem.cli.coding_run", "execmem.cli.coding_sieve"),
 }  # fmt: skip
+COMMANDS: dict[str, str] = {"report": "execmem.cli.report"}
+"""Top-level commands that are no group: command -> the module whose ``app`` holds just that command."""
 
 
 def load_group(name: str) -> click.Command:
@@ -34,15 +36,24 @@ def load_group(name: str) -> click.Command:
     return group
 
 
+def load_command(name: str) -> click.Command:
+    """Import a top-level command's module and build its click command."""
+    command = typer.main.get_command(importlib.import_module(COMMANDS[name]).app)
+    command.name = name
+    return command
+
+
 class LazyGroups(ExecmemGroup):
-    """The root group: the command groups of ``GROUPS`` are loaded on first use."""
+    """The root group: the command groups of ``GROUPS`` and the commands of ``COMMANDS`` are loaded
+    on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS]))
+        return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS, *COMMANDS]))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
-        if cmd_name in GROUPS and cmd_name not in self.commands:
-            self.add_command(load_group(cmd_name), cmd_name)
+        if cmd_name not in self.commands and (cmd_name in GROUPS or cmd_name in COMMANDS):
+            loaded = load_group(cmd_name) if cmd_name in GROUPS else load_command(cmd_name)
+            self.add_command(loaded, cmd_name)
         return super().get_command(ctx, cmd_name)
 
 

@@ -13,8 +13,10 @@ from execmem.agents.coding.config import SolverConfig
 from execmem.agents.coding.solvers import BashSolver, CodingSolver, SolverKind
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
+from execmem.runs.coding.evaluation_reuse import REUSE_RULE
 from execmem.runs.identity import measured_model
-from execmem.suites.coding.records import Condition, RecordPolicy
+from execmem.suites.coding.conditions import Condition, MemorySource, describe_memory
+from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 
@@ -40,6 +42,9 @@ class CodingRunConfig(BaseModel):
     solver: SolverConfig = Field(default_factory=SolverConfig)
     solver_kind: SolverKind = Field("bash", description="bash (built-in) or miniswe (mini-swe-agent)")
     records: RecordPolicy = Field(default_factory=RecordPolicy)
+    frozen_file: Path | None = Field(
+        None, description="frozen benchmark file: its targets are the run's, its texts the treatment"
+    )
     only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
@@ -49,6 +54,7 @@ class CodingRunConfig(BaseModel):
     concurrency: int = Field(4, ge=1, description="episodes in flight")
     cache_dir: Path | None = Field(None, description="response cache folder (default: the run folder)")
     keep_workspaces: bool = False
+    reuse_evaluations: bool = Field(False, description="identical diffs of a task share one evaluation")
 
     def seed_list(self) -> list[int]:
         return list(range(self.seeds))
@@ -59,6 +65,7 @@ def build_manifest(
     tasks: list[CodingTask],
     sandbox_kind: str,
     task_sha256: str,
+    memory: MemorySource,
     agent: CodingSolver | None = None,
 ) -> dict[str, Any]:
     """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details.
@@ -81,15 +88,17 @@ def build_manifest(
             "timeout_s": config.eval_timeout_s,
             "resolved": "every FAIL_TO_PASS and PASS_TO_PASS test passes on the episode's diff",
             "protocol": EVALUATION_PROTOCOL,
+            **({"reuse": REUSE_RULE} if config.reuse_evaluations else {}),
         },
         "tasks": {
             "file_sha256": task_sha256,
             "only": sorted(config.only),
             "limit": config.limit,
             "order": [t.instance_id for t in tasks],
+            "frozen_file_sha256": memory.frozen_sha256,
         },
         "seeds": config.seed_list(),
-        "memory": config.records.describe(config.memory),
+        "memory": describe_memory(config.memory, memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},
         "invocation": config.model_dump(mode="json"),
         "started_at": now_iso(),

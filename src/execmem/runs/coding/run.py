@@ -13,36 +13,45 @@ from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
+from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
-from execmem.runs.executors.base import WorkerSide
+from execmem.runs.executors.base import Executor, WorkerSide
 from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
+from execmem.suites.coding.bases import BaseCache
+from execmem.suites.coding.conditions import MemorySource, check_condition, memory_for
+from execmem.suites.coding.frozen import load_frozen
 from execmem.suites.coding.paths import cache_root
-from execmem.suites.coding.records import memory_for
+from execmem.suites.coding.records import RecordError
 from execmem.suites.coding.sandbox.base import make_sandbox
 from execmem.suites.coding.tasks import CodingTask, load_tasks, select_tasks
 from execmem.suites.coding.venvs import VenvCache
 
 
 class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
-    """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``
-    or ``RunFolderError`` before any episode when the run cannot be made as asked."""
+    """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``,
+    ``FrozenFileError`` or ``RunFolderError`` before any episode when the run cannot be made as asked."""
 
     def __init__(self, config: CodingRunConfig, folder: Path, coding_cache: Path | None = None) -> None:
         self.config = config
         folder = folder.resolve()
         every_task = load_tasks(config.tasks_file)
-        self.tasks = select_tasks(every_task, config.only, config.limit)
+        source = memory_source(config, every_task)
+        check_condition(config.memory, source)
+        self.tasks = run_targets(every_task, config, source)
         sandbox = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local, image=config.image)
         sandbox_kind = sandbox.describe()["kind"]
         self.memories = {  # records come from the whole file: a subset changes targets, not history
-            t.instance_id: memory_for(config.memory, t, every_task, config.records) for t in self.tasks
+            t.instance_id: memory_for(config.memory, t, source) for t in self.tasks
         }
         agent = make_solver(config.solver_kind)
-        manifest = build_manifest(config, self.tasks, sandbox_kind, file_sha256(config.tasks_file), agent)
+        sha = file_sha256(config.tasks_file)
+        manifest = build_manifest(config, self.tasks, sandbox_kind, sha, source, agent)
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
+        store = (config.cache_dir or folder) / "evaluations.sqlite"
+        self.evaluations = EvaluationStore(store) if config.reuse_evaluations else None
         self._connect(lambda model: OpenAIChatModel(model, self.cache))
         self.settings = EpisodeSettings(
             condition=config.memory,
@@ -50,13 +59,23 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_kind=sandbox_kind,
             workspaces=folder / "workspaces",
             env_cache=VenvCache((coding_cache or cache_root()) / "envs"),
+            bases=BaseCache((coding_cache or cache_root()) / "bases"),
             unsafe_local=config.unsafe_local,
             eval_timeout_s=config.eval_timeout_s,
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
             image=config.image,
+            evaluations=self.evaluations,
             agent=agent,
         )
+
+    async def run(self, on_episode=None, executor: Executor | None = None) -> dict[str, Any]:
+        """The skeleton's run; the evaluation store (when reused) is closed with the run."""
+        try:
+            return await super().run(on_episode, executor)
+        finally:
+            if self.evaluations is not None:
+                self.evaluations.close()
 
     def _connect(self, client) -> None:
         """One client per seed, made by ``client(model config)``."""
@@ -67,17 +86,26 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.models, self.probe = list(self.by_seed.values()), self.config.model.probe
 
     def driver_only(self) -> tuple[str, ...]:
-        return (*DRIVER_ONLY, "by_seed")
+        return (*DRIVER_ONLY, "by_seed", "evaluations")
+
+    def worker_copy(self) -> CodingRun:
+        twin = super().worker_copy()
+        twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
+        return twin
 
     def attach(self, side: WorkerSide) -> None:
-        """On a worker: its own clients, and workspaces in its scratch folder (environments are
-        built once per node, in the node's coding cache)."""
+        """On a worker: its own clients; workspaces and reused evaluations in its scratch folder;
+        environments and bases built once per node, in the node's coding cache."""
         self.store = side.outbox
         self._connect(side.model)
-        node_cache = VenvCache(cache_root() / "envs")
-        self.settings = dataclasses.replace(
-            self.settings, workspaces=side.scratch / "workspaces", env_cache=node_cache
+        reuse = (
+            EvaluationStore(side.scratch / "evaluations.sqlite") if self.config.reuse_evaluations else None
         )
+        node = cache_root()
+        self.settings = dataclasses.replace(
+            self.settings, workspaces=side.scratch / "workspaces", env_cache=VenvCache(node / "envs"),
+            bases=BaseCache(node / "bases"), evaluations=reuse,
+        )  # fmt: skip
 
     def items(self) -> list[tuple[CodingTask, int]]:
         """Every (task, seed) episode, in task order then seed order."""
@@ -106,3 +134,25 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
                 return await run_episode(identifier, task, memory, model, self.settings, trajectory)
             finally:
                 trajectory.close()
+
+
+def memory_source(config: CodingRunConfig, tasks: list[CodingTask]) -> MemorySource:
+    """The run's memory source: the task file's records, and the frozen file when given."""
+    if config.frozen_file is None:
+        return MemorySource(tasks, config.records)
+    frozen = load_frozen(config.frozen_file)
+    known = {task.instance_id for task in tasks}
+    unknown = [target for target in frozen if target not in known]
+    if unknown:
+        raise RecordError(
+            f"{config.frozen_file}: target {unknown[0]} is not in the task file {config.tasks_file}"
+        )
+    return MemorySource(tasks, config.records, frozen, file_sha256(config.frozen_file))
+
+
+def run_targets(tasks: list[CodingTask], config: CodingRunConfig, source: MemorySource) -> list[CodingTask]:
+    """The run's targets: ``only`` and ``limit`` applied to the frozen file's targets (when given)."""
+    chosen = select_tasks(tasks, config.only, None)
+    if source.frozen is not None:
+        chosen = [task for task in chosen if task.instance_id in source.frozen]
+    return chosen[: config.limit] if config.limit is not None else chosen

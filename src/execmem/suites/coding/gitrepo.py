@@ -74,14 +74,21 @@ def init_base(repo: Path, message: str = "base") -> str:
 
 
 def diff_against(repo: Path, base: str, index_file: Path, binary: bool = False) -> str:
-    """Unified diff from ``base`` to the working tree, new files included, via a private index."""
+    """Unified diff from ``base`` to the working tree, new files included, via a private index.
+
+    Python files get git's built-in ``python`` hunk-header rule (the nearest ``def``/``class`` above
+    the hunk, indented ones included), so a patch names the method it changes, not just its class;
+    the header is text only, ``git apply`` ignores it."""
     env = {"GIT_INDEX_FILE": str(index_file)}
+    attributes = index_file.parent / "attributes"
+    attributes.parent.mkdir(parents=True, exist_ok=True)
+    attributes.write_text("*.py diff=python\n", encoding="utf-8")
     git(repo, "read-tree", base, env=env)
     git(repo, "add", "--all", env=env)
     flags = ["--binary"] if binary else []
-    return git(repo, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base, env=env).decode(
-        "utf-8", errors="replace"
-    )
+    config = ["-c", f"core.attributesFile={attributes}"]
+    command = [*config, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base]
+    return git(repo, *command, env=env).decode("utf-8", errors="replace")
 
 
 def apply_patch(repo: Path, patch: str, reverse: bool = False, exclude: Sequence[str] = ()) -> None:
