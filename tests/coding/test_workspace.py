@@ -151,7 +151,8 @@ def test_validate_task_accepts_good_and_rejects_broken_tasks(pristine, env_cache
 
 
 def test_validate_task_names_a_gold_run_whose_report_is_suspect(pristine, env_cache, tmp_path):
-    echo_summary = pytest_command(["tests"]) + " && echo '2 passed in 0.01s'"  # a second summary line
+    # a second summary line, pytest's exit code kept
+    echo_summary = pytest_command(["tests"]) + "; status=$?; echo '2 passed in 0.01s'; exit $status"
     check = validate_task(make_task(pristine, test_cmd=echo_summary), tmp_path, env_cache)
     assert not check.ok and check.failing_before == 1
     assert check.reason == "gold test run is suspect: pytest's output has 2 summary lines, expected one"
