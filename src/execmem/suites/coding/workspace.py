@@ -121,7 +121,7 @@ def prepare_episode(
     base_sha = _make_base(task, repo)
     if sandbox is None:
         config = (sandbox_config or SandboxConfig()).model_copy(
-            update={"readonly_paths": venv.readonly_paths()}
+            update={"readonly_paths": venv.readonly_paths(), "hidden_paths": venv.hidden_paths()}
         )
         sandbox = make_sandbox(config, unsafe_local=unsafe_local, image=image)
     return Episode(task, folder, base_sha, venv, sandbox, prepare_s=time.monotonic() - start)

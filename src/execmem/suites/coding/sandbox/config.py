@@ -50,6 +50,10 @@ class SandboxConfig(BaseModel):
     readonly_paths: list[Path] = Field(
         default_factory=list, description="bound read-only (the task environment, its interpreter)"
     )
+    hidden_paths: list[Path] = Field(
+        default_factory=list,
+        description="inside bound folders, covered by an empty read-only folder (installed packages)",
+    )
     protected_subpaths: list[str] = Field(
         default_factory=lambda: [".git"], description="inside the workdir, bound read-only"
     )
