@@ -28,7 +28,9 @@ class SandboxLimits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     processes: int = Field(default=256, ge=8, description="processes and threads the command may add")
-    address_space_mib: int = Field(default=4096, ge=64, description="virtual memory per process")
+    address_space_mib: int = Field(
+        default=1536, ge=64, description="virtual memory per process (built-in test runs fit in 768)"
+    )
     file_size_mib: int = Field(default=1024, ge=1, description="largest file a process may write")
     open_files: int = Field(default=4096, ge=64, description="open file descriptors per process")
     cpu_s: int = Field(default=1800, ge=1, description="CPU seconds per process")
