@@ -16,7 +16,7 @@ from rich.table import Table
 from execmem.agents.coding.config import SolverConfig
 from execmem.cli.boundary import EXIT_INCOMPLETE, say
 from execmem.cli.coding import UnsafeOption, app
-from execmem.cli.common import check_out_folder, fail, finite
+from execmem.cli.common import check_out_folder, comma_list, fail, finite
 from execmem.cli.endpoint_options import (
     MaxOutputOption,
     NullContent,
@@ -106,6 +106,7 @@ def run(
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
+    check_out_folder(cache_dir, "--cache-dir")
     try:
         config = _config(**locals())
     except ValidationError as exc:
@@ -120,17 +121,18 @@ def run(
         fail(str(exc))
     metrics = run_with_progress(coding_run, out, quiet)
     episodes = metrics["episodes"]
-    say(
-        f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
-        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})"
+    title = f"{out}: {episodes['finished']}/{episodes['expected']} episodes"
+    scored = (
+        f", resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})" if episodes["finished"] else ""
     )
+    say(title + (scored or ": nothing scored"))
     check_complete(episodes, out / "infra_errors.jsonl")
 
 
 def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
-    only = [name.strip() for name in o.only.split(",") if name.strip()]
+    only = comma_list(o.only, "--only", "toolz-0.12.1__bug-01,parse-1.20.2__bug-02")
     model_config = ModelConfig(
         model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
         max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
