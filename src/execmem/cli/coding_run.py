@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from execmem.agents.coding.config import SolverConfig
-from execmem.cli.boundary import EXIT_INCOMPLETE, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import check_out_folder, comma_list, fail, finite
 from execmem.cli.endpoint_options import (
@@ -205,7 +205,7 @@ def compare(
 
 
 def _print_report(report: dict) -> None:
-    console = Console()
+    console = StdoutConsole()
     title = f"{report['n_targets']} targets x {len(report['seeds'])} seeds"
     conditions = Table(title=title)
     for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
