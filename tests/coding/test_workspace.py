@@ -105,6 +105,24 @@ def test_git_history_cannot_be_rewritten_by_the_agent(episode):
     assert "+x" in episode.diff()
 
 
+def test_a_nested_repository_and_a_huge_file_are_left_out_and_the_fix_still_scores(episode):
+    """``git init sub`` made git refuse the whole diff (the episode became a crash); a 200 MB file
+    took the harness 875 MB and 86 s to score."""
+    fix = "sed -i '2s/return a - b/return a + b/' calc/__init__.py"
+    nested = (
+        "git init -q scratch && echo x > scratch/notes.txt && mkdir linked && echo 'gitdir: /x' > linked/.git"
+    )
+    huge = "head -c 9M /dev/zero > data.bin && head -c 100 /dev/zero > small.bin"
+    assert episode.run(f"{fix} && {nested} && {huge}").ok
+    assert episode.left_out() == ["data.bin", "linked", "scratch"]
+    diff = episode.diff()
+    assert "+    return a + b\n" in diff and "small.bin" in diff
+    assert "scratch" not in diff and "linked" not in diff and "data.bin" not in diff
+    evaluation = evaluate(episode.task, episode)
+    assert evaluation.resolved, evaluation.to_dict()
+    assert {"data.bin", "linked", "scratch"} <= set(evaluation.dropped_paths)
+
+
 def test_gold_answers_are_out_of_sight(pristine, env_cache, tmp_path):
     """Nothing outside the allow-list is there: not the task file, the upstream copy, nor execmem."""
     task_folder = tmp_path / "tasks"

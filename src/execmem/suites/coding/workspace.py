@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.text import slug
-from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
+from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base, left_out_of_diff
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.sandbox.base import Sandbox, make_sandbox
 from execmem.suites.coding.sandbox.config import SandboxConfig
@@ -72,9 +72,14 @@ class Episode:
         return result
 
     def diff(self, binary: bool = False) -> str:
-        """Unified diff of everything changed since the base (new files included, caches ignored)."""
+        """Unified diff of everything changed since the base (new files included, caches ignored),
+        except ``left_out()``."""
         self.meta.mkdir(exist_ok=True)
-        return diff_against(self.repo, self.base_sha, self.meta / "index", binary=binary)
+        return diff_against(self.repo, self.base_sha, self.meta / "index", binary, self.left_out())
+
+    def left_out(self) -> list[str]:
+        """Paths of the working copy no diff includes: nested repositories, files over 8 MiB."""
+        return left_out_of_diff(self.repo)
 
     def apply(self, patch: str, reverse: bool = False) -> None:
         """Apply a patch of ours (not the agent's) to the working copy, e.g. the gold fix."""

@@ -96,6 +96,7 @@ def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
     diff = episode.diff(binary=True)
     dropped = dropped_paths(task, diff, episode.venv.pytest_plugins())
     scored = scored_diff(diff, dropped)
+    dropped += episode.left_out()  # never in the diff: reported with what was dropped from it
     repo = folder / "repo"
     export_tree(episode.repo, episode.base_sha, repo)
     git(repo, "init", "-q")  # anchors `git apply` paths at this folder
