@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Annotated, Any
 
-import click
 import typer
+from typer.core import TyperGroup
 
 from execmem import __version__
 from execmem.cli.boundary import ExecmemGroup, set_debug
@@ -26,8 +26,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
-def load_group(name: str) -> click.Command:
-    """Import a command group's modules and build its click group."""
+def load_group(name: str) -> TyperGroup:
+    """Import a command group's modules and build its group (typer's own click: click itself need
+    not be installed)."""
     modules = [importlib.import_module(module) for module in GROUPS[name]]
     group = typer.main.get_group(modules[0].app)
     group.name = name
@@ -37,10 +38,10 @@ def load_group(name: str) -> click.Command:
 class LazyGroups(ExecmemGroup):
     """The root group: the command groups of ``GROUPS`` are loaded on first use."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: typer.Context) -> list[str]:
         return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS]))
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
         if cmd_name in GROUPS and cmd_name not in self.commands:
             self.add_command(load_group(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
