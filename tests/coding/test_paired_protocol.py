@@ -1,8 +1,9 @@
-"""The paired protocol end to end: off / record / irrelevant runs on synthetic repos, then compare.
+"""The paired protocol end to end: off / record / irrelevant / other-repo runs on synthetic repos,
+then compare.
 
 The scripted solver fixes a task only when its memory slot names the right file,
 so the protocol must find an uplift for records (CI excluding 0) and none for the
-irrelevant control (CI covering 0).
+controls (CI covering 0).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from tests.coding.conftest import needs_bwrap
 from tests.coding.paired_support import make_tasks, memory_oracle, run_condition
 
 pytestmark = needs_bwrap
-ROLES = ("off", "record", "irrelevant")
+ROLES = ("off", "record", "irrelevant", "other-repo")
+CONTROLS = ("irrelevant", "other-repo")
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +62,7 @@ def test_every_episode_finishes_and_only_records_resolve(paired):
             "expected": 12, "finished": 12, "infra_errors": 0, "complete": True
         }  # fmt: skip
         assert paired.metrics[role]["end_reasons"] == {"submitted": 12}
-    assert [paired.metrics[role]["resolved"] for role in ROLES] == [0, 8, 0]
+    assert [paired.metrics[role]["resolved"] for role in ROLES] == [0, 8, 0, 0]
 
 
 def test_records_give_an_uplift_whose_interval_excludes_zero(paired):
@@ -73,10 +75,13 @@ def test_records_give_an_uplift_whose_interval_excludes_zero(paired):
     assert report["conditions"]["record"]["resolved_rate"] == pytest.approx(8 / 12)
 
 
-def test_the_irrelevant_control_shows_no_effect(paired):
-    control = effect(report_of(paired, *ROLES), "irrelevant - off")
-    assert control["low"] <= 0 <= control["high"] and control["estimate"] == 0
-    assert (control["gained"], control["lost"]) == (0, 0)
+def test_the_controls_show_no_effect(paired):
+    report = report_of(paired, *ROLES)
+    for name in CONTROLS:
+        control = effect(report, f"{name} - off")
+        assert control["low"] <= 0 <= control["high"] and control["estimate"] == 0
+        assert (control["gained"], control["lost"]) == (0, 0)
+        assert effect(report, f"record - {name}")["low"] > 0
 
 
 def test_memory_is_only_in_the_slot_and_the_control_matches_its_size(paired):
@@ -86,9 +91,13 @@ def test_memory_is_only_in_the_slot_and_the_control_matches_its_size(paired):
     memories = {role: json.loads((paired.runs[role] / "memory.json").read_text()) for role in ROLES}
     assert all(m["text"] is None for m in memories["off"].values())
     for target, record in memories["record"].items():
-        control = memories["irrelevant"][target]
-        assert control["chars"] == record["chars"]
-        assert not set(control["sources"]) & set(record["sources"])
+        for name in CONTROLS:
+            control = memories[name][target]
+            assert control["chars"] == record["chars"]
+            assert not set(control["sources"]) & set(record["sources"])
+        if record["text"]:
+            assert "core.py" not in memories["irrelevant"][target]["text"]
+            assert "core.py" in memories["other-repo"][target]["text"]
     prompts = {body["messages"][1]["content"] for body in paired.requests}
     assert sum(memories["record"]["alpha__neg"]["text"] in p for p in prompts) == 1
 
@@ -123,6 +132,7 @@ def test_compare_cli_prints_the_table_and_the_json(paired):
     result = compare_cli(*(paired.runs[role] for role in ROLES))
     assert result.exit_code == 0, result.output
     assert "record - off" in result.output and "irrelevant - off" in result.output
+    assert "Layer A: resolved rate per solver" in result.output
     as_json = compare_cli(*(paired.runs[role] for role in ROLES), "--json", "--bootstrap-seed", "3")
     report = json.loads(as_json.stdout)
     assert report["bootstrap"]["seed"] == 3 and report["n_targets"] == 6
@@ -130,7 +140,12 @@ def test_compare_cli_prints_the_table_and_the_json(paired):
     assert "warning: the intervals rest on 6 targets" in as_json.stderr  # stdout stays one JSON document
     assert "warning: the intervals rest on 6 targets" in result.stderr
     assert effect(report, "record - off")["estimate"] == pytest.approx(4 / 6)
-    two_run = compare_cli(paired.runs["off"], paired.runs["record"], "--json")
+    assert [t["id"] for t in report["tables"]] == ["layer-a-resolved", "layer-a-cost"]
+    resolved = report["tables"][0]
+    row = dict(zip(resolved["columns"], resolved["rows"][0], strict=True))
+    assert row["resolved off"] == 0 and row["resolved record"] == pytest.approx(4 / 6, abs=1e-4)
+    assert row["Δ treatment - off"] == pytest.approx(4 / 6, abs=1e-4) and row["gained at 2/2"] == 4
+    two_run = compare_cli(paired.runs["record"], paired.runs["off"], "--json")  # any order
     assert two_run.exit_code == 0, two_run.output
     two = json.loads(two_run.stdout)
     assert [e["comparison"] for e in two["effects"]] == ["record - off"]
@@ -159,8 +174,10 @@ def test_compare_refuses_runs_of_different_protocols_naming_the_fields(paired, t
     other = edited_copy(paired.runs["irrelevant"], tmp_path / "n1", memory__n_records=1)
     output = compare_cli(paired.runs["off"], paired.runs["record"], other).output
     assert "memory.n_records" in output
-    swapped = compare_cli(paired.runs["record"], paired.runs["off"])
-    assert swapped.exit_code == 2 and "expected 'off' in this position" in swapped.output
+    twice = compare_cli(paired.runs["off"], paired.runs["record"], paired.runs["record"])
+    assert twice.exit_code == 2 and "both have memory 'record'" in twice.output
+    no_off = compare_cli(paired.runs["record"], paired.runs["irrelevant"])
+    assert no_off.exit_code == 2 and "no run with memory 'off'" in no_off.output
 
 
 def test_compare_refuses_incomplete_runs_unless_asked(paired, tmp_path):

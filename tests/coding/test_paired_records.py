@@ -1,4 +1,4 @@
-"""Memory records: earlier same-repo fixes, N newest first, capped; the control matches their size."""
+"""Memory records: earlier same-repo fixes, N newest first, capped; the controls match their size."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from datetime import timedelta
 
 import pytest
 
+from execmem.suites.coding.conditions import MemorySource, describe_memory, memory_for
+from execmem.suites.coding.everyday import everyday_sentences
 from execmem.suites.coding.records import (
     RecordError,
     RecordPolicy,
-    irrelevant_memory,
-    memory_for,
+    other_repo_memory,
     record_memory,
     touched_functions,
     write_record,
@@ -80,45 +81,73 @@ def test_record_text_is_cut_at_the_character_cap(tasks):
     assert len(memory.text) == 50 and memory.text.startswith("- fix of 2024-01-02")
 
 
-def test_irrelevant_control_has_the_records_size_but_another_repos_content(tasks):
+def other_repo(target, tasks, policy):
+    return memory_for("other-repo", target, MemorySource(tasks, policy))
+
+
+def test_other_repo_control_has_the_records_size_but_another_repos_content(tasks):
     policy = RecordPolicy(n_records=2, max_chars=10_000)
     for target in tasks:
         record = record_memory(target, tasks, policy)
-        control = irrelevant_memory(target, tasks, policy)
+        control = other_repo(target, tasks, policy)
         assert len(control.text or "") == len(record.text or "")
         if record.text:
             other = "beta" if target.repo == "local/alpha" else "alpha"
             assert other in control.text and target.repo.split("/")[1] not in control.text
             assert all(source.startswith(other) for source in control.sources)
-    assert irrelevant_memory(by_id(tasks, "alpha__neg"), tasks, policy) == irrelevant_memory(
+    assert other_repo(by_id(tasks, "alpha__neg"), tasks, policy) == other_repo(
         by_id(tasks, "alpha__neg"), tasks, policy
     )
+
+
+def test_irrelevant_control_is_everyday_text_of_the_records_size(tasks):
+    policy = RecordPolicy(n_records=2, max_chars=10_000)
+    sentences = everyday_sentences()
+    for target in tasks:
+        record = record_memory(target, tasks, policy)
+        control = memory_for("irrelevant", target, MemorySource(tasks, policy))
+        assert len(control.text or "") == len(record.text or "")
+        if record.text:
+            assert control.text.startswith(tuple(sentences)) and "core.py" not in control.text
+            assert all(source.startswith("everyday:") for source in control.sources)
+    first, second = (memory_for("irrelevant", by_id(tasks, n), MemorySource(tasks, policy)) for n in
+                     ("alpha__neg", "beta__neg"))  # fmt: skip
+    assert first.text[:40] != second.text[:40]  # the order is fixed per target
 
 
 def test_a_long_record_is_matched_by_repeating_a_short_donor(tasks):
     policy = RecordPolicy(n_records=3, max_chars=10_000)
     target = by_id(tasks, "alpha__neg")
     donor = [by_id(tasks, "beta__double")]
-    control = irrelevant_memory(target, [*tasks[:3], *donor], policy)
-    assert len(control.text) == len(record_memory(target, tasks, policy).text)
+    size = len(record_memory(target, tasks, policy).text)
+    control = other_repo_memory(target, [*tasks[:3], *donor], size)
+    assert len(control.text) == size
     assert control.text.count("beta, double(3)") == 2 and control.sources == ("beta__double",)
 
 
 def test_conditions(tasks):
     target, policy = by_id(tasks, "beta__inc"), RecordPolicy()
-    assert memory_for("off", target, tasks, policy).text is None
-    assert memory_for("record", target, tasks, policy) == record_memory(target, tasks, policy)
+    source = MemorySource(tasks, policy)
+    assert memory_for("off", target, source).text is None
+    assert memory_for("record", target, source) == record_memory(target, tasks, policy)
     with pytest.raises(RecordError, match="unknown memory condition 'gold'"):
-        memory_for("gold", target, tasks, policy)
+        memory_for("gold", target, source)
+    with pytest.raises(RecordError, match="needs a frozen file"):
+        memory_for("frozen", target, source)
     with pytest.raises(RecordError, match="another repository"):
-        irrelevant_memory(by_id(tasks, "alpha__neg"), tasks[:3], policy)
+        memory_for("other-repo", by_id(tasks, "alpha__neg"), MemorySource(tasks[:3], policy))
 
 
-def test_policies_are_described_for_the_manifest():
-    policy = RecordPolicy(n_records=2, max_chars=500)
-    assert policy.describe("off") == {"condition": "off", "injected": "nothing"}
-    block = policy.describe("record")
+def test_policies_are_described_for_the_manifest(tasks):
+    source = MemorySource(tasks, RecordPolicy(n_records=2, max_chars=500))
+    assert describe_memory("off", source) == {"condition": "off", "injected": "nothing"}
+    block = describe_memory("record", source)
     for key in ("write_policy", "retrieval_trigger", "insertion_rule", "truncation_rule"):
         assert block[key]
     assert "2 most recent" in block["insertion_rule"] and "500 characters" in block["truncation_rule"]
-    assert block["n_records"] == 2 and "control_rule" in policy.describe("irrelevant")
+    assert block["n_records"] == 2 and "control_rule" not in block
+    for control in ("irrelevant", "other-repo"):
+        described = describe_memory(control, source)
+        assert described["matches"] == "record" and described["control_rule"]
+        assert {k: v for k, v in described.items() if k in block} == block | {"condition": control}
+    assert "everyday" in describe_memory("irrelevant", source)["control_rule"]

@@ -39,7 +39,7 @@ def test_the_shipped_set_with_a_subset_is_declared_and_pinned(tmp_path):
     tasks = json.loads((tmp_path / "run" / "manifest.json").read_text())["tasks"]
     assert tasks == {
         "file_sha256": file_sha256(builtin_tasks_path()), "only": sorted(chosen), "limit": 2,
-        "order": [BUILTIN_IDS[2], BUILTIN_IDS[5]],
+        "order": [BUILTIN_IDS[2], BUILTIN_IDS[5]], "frozen_file_sha256": None,
     }  # fmt: skip
     run.store.close()
     with pytest.raises(RunFolderError, match="tasks"):

@@ -121,13 +121,15 @@ def test_the_plugin_is_found_only_where_it_is_installed():
 def test_systems_declare_the_harness_settings_they_take(plugin):
     from execmem.memory.adapters.amem import AMemMemory
     from execmem.memory.adapters.langmem import LangMemMemory
+    from execmem.memory.adapters.lightmem import LightMemMemory
     from execmem.memory.adapters.mem0 import Mem0Memory
+    from execmem.memory.adapters.memoryos import MemoryOSMemory
     from execmem.memory.adapters.memos import MemosMemory
     from execmem.memory.adapters.simplemem import SimpleMemMemory
 
     for name in ("bm25", "dense", "hybrid"):
         assert accepted_settings(memory_factory(name)) == {"path", "windowing"}
-    for factory in (Mem0Memory, AMemMemory, SimpleMemMemory):
+    for factory in (Mem0Memory, AMemMemory, SimpleMemMemory, MemoryOSMemory, LightMemMemory):
         assert accepted_settings(factory) == {"path"}
     for factory in (LangMemMemory, MemosMemory):
         assert accepted_settings(factory) == frozenset()

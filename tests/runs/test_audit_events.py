@@ -10,12 +10,12 @@ import pytest
 
 from execmem.runs.vehicle.audit import AuditConfig, run_audit
 from execmem.suites.vehicle.retrieval import within_budget
+from execmem.testing.scripted_memory import ScriptedMemory
 from tests.runs.test_vehicle_audit import (
     EVENT_1,
     OFF_WINDOW,
     QUESTIONS_1,
     QUOTE_EVENT_2,
-    ScriptedMemory,
     release,  # noqa: F401 - the fixture
 )
 

@@ -107,6 +107,15 @@ def test_no_action_comes_before_the_memory(release, tmp_path):
     assert label_of(run) == "no_action"
 
 
+def test_calls_of_tools_the_car_does_not_have_are_no_action(release, tmp_path):
+    """A hand-made line may list a call of an unknown tool: it never reached the car."""
+    unknown = {"name": "carcontrol_light_set_disco_mode", "args": {"color": "green"}}
+    run = make_run(
+        tmp_path / "r", release, "bm25", [episode([unknown])], {"1-0": messages(None, (EVIDENCE,))}
+    )
+    assert label_of(run) == "no_action"
+
+
 @pytest.mark.parametrize(
     ("memory", "prompt", "memories"),
     [
@@ -230,6 +239,17 @@ def test_exact_episodes_are_not_failures_and_shares_sum_to_the_failures(release,
     assert report.by_reasoning_type["state_shift"].counts["no_action"] == 1
     assert report.by_reasoning_type["preference_conflict"].counts["infrastructure_error"] == 1
     assert list(report.overall.counts) == list(LABELS)
+
+
+def test_shares_in_thirds_sum_to_one_in_diagnosis_json(release, tmp_path):
+    """Shares are kept whole in the report (the table rounds them): 3 x 1/3 sums to 1, not 0.9999."""
+    episodes = [episode([]), episode([BLUETOOTH], episode_id="1-0~t2")]
+    infra = [{"id": "1-0~t3", "scenario": 1, "index": 0, "error_kind": "infra", "reason": "HTTP 500"}]
+    run = make_run(tmp_path / "r", release, "bm25", episodes, {}, infra)
+    diagnose(run)
+    shares = json.loads((run / "diagnosis.json").read_text())["overall"]["shares"]
+    assert sorted(v for v in shares.values() if v) == [1 / 3] * 3
+    assert abs(sum(shares.values()) - 1.0) < 1e-12
 
 
 def test_the_command_writes_diagnosis_json_and_prints_the_table(release, tmp_path):

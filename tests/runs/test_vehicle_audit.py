@@ -17,6 +17,7 @@ from execmem.core.protocols import MemoryItem
 from execmem.memory.bm25 import Bm25Memory
 from execmem.runs.vehicle.audit import AuditConfig, oracle_query, run_audit
 from execmem.suites.vehicle.dataset import load_questions
+from execmem.testing.scripted_memory import ScriptedMemory
 
 # Line numbers are file lines: the blank line 4 is skipped but counted.
 HISTORY_1 = """\
@@ -80,26 +81,6 @@ def release(tmp_path) -> Path:
 
 def tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
-
-
-class ScriptedMemory:
-    """Answers each query with fixed items; records what was added."""
-
-    def __init__(self, answers: dict[str, list[MemoryItem]]):
-        self.answers = answers
-        self.adds: list[tuple[str, list[int], datetime]] = []
-
-    def add(self, messages, user_id, timestamp):
-        self.adds.append((user_id, [m.line_id for m in messages], timestamp))
-
-    def search(self, query, user_id, top_k, before=None):
-        return self.answers.get(query, [])[:top_k]
-
-    def reset(self, user_id):
-        pass
-
-    def describe(self):
-        return {"system": "scripted"}
 
 
 LINE = {n: text for n, text in enumerate(HISTORY_1.splitlines(), start=1)}

@@ -9,14 +9,41 @@ from types import SimpleNamespace
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from execmem.agents.coding.config import SolverConfig
 from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
-from execmem.cli.common import check_out_folder, comma_list, fail, finite
+from execmem.cli.coding_options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    CommandTimeoutOption,
+    ConcurrencyOption,
+    ContextTokensOption,
+    ImageOption,
+    LimitOption,
+    MaxRetriesOption,
+    MaxStepsOption,
+    MaxTotalTokensOption,
+    ModelOption,
+    OnlyOption,
+    ReuseOption,
+    SandboxKind,
+    SandboxOption,
+    SeedsOption,
+    Solver,
+    TasksOption,
+    TemperatureOption,
+    TimeLimitOption,
+    TimeoutOption,
+    check_sandbox,
+    checked_config,
+    model_config,
+    only_ids,
+    solver_config,
+    tasks_path,
+)
+from execmem.cli.common import check_out_folder, fail
 from execmem.cli.endpoint_options import (
     MaxOutputOption,
     NullContent,
@@ -27,77 +54,76 @@ from execmem.cli.endpoint_options import (
     ToolChoiceOption,
 )
 from execmem.cli.run_outcome import check_complete, run_with_progress
-from execmem.core.pydantic_errors import first_error
-from execmem.llm.config import ModelConfig
-from execmem.llm.token_counter import TokenizerError, make_counter
-from execmem.runs.coding.compare import load_coding_run, paired_report
+from execmem.cli.tables import print_tables
+from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
+from execmem.runs.coding.layer_a import layer_a_tables
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
-from execmem.suites.coding.paths import builtin_tasks_path
+from execmem.runs.report_tables import tables_document
+from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
-BUILTIN = "builtin"
-_RUN_ERRORS = (TaskFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
-_SECONDS = finite(0, above=True)
+_RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
 
 
 class Memory(StrEnum):
     off = "off"
     record = "record"
+    frozen = "frozen"
     irrelevant = "irrelevant"
-
-
-class SandboxKind(StrEnum):
-    bubblewrap = "bubblewrap"
-    docker = "docker"
+    other_repo = "other-repo"
 
 
 @app.command("run")
 def run(
-    tasks: Annotated[str, typer.Option(help="`builtin` (the shipped set) or a task file (JSON lines).")],
-    model: Annotated[str, typer.Option(help="Model name sent to the endpoint.")],
+    tasks: TasksOption,
+    model: ModelOption,
     out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
-    only: Annotated[str, typer.Option(help="Comma-separated instance ids to run (default: all).")] = "",
-    limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N tasks.")] = None,
+    only: OnlyOption = "",
+    limit: LimitOption = None,
     memory: Annotated[
-        Memory, typer.Option(help="off, record (earlier same-repo fixes) or irrelevant.")
+        Memory,
+        typer.Option(
+            help="off, record (earlier same-repo fixes), frozen (--frozen FILE's experiences), "
+            "irrelevant (everyday text) or other-repo (another repository's records)."
+        ),
     ] = Memory.off,
-    seeds: Annotated[int, typer.Option(min=1, help="Episodes per task (sampling seeds 0..N-1).")] = 4,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1).")] = None,
-    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
-    temperature: Annotated[float, typer.Option(callback=finite(0, 2))] = 0.0,
+    frozen: Annotated[
+        Path | None,
+        typer.Option(
+            help="Frozen benchmark file (SIEVE's frozen.jsonl): its targets are run, its texts are the "
+            "treatment that irrelevant/other-repo match in length. Give it to every run of a comparison."
+        ),
+    ] = None,
+    seeds: SeedsOption = 4,
+    solver: Annotated[
+        Solver, typer.Option(help="bash (built-in) or miniswe (mini-swe-agent: the [miniswe] extra).")
+    ] = Solver.bash,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
+    temperature: TemperatureOption = 0.0,
     max_output_tokens: MaxOutputOption = None,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
-    max_total_tokens: Annotated[int, typer.Option(min=1, help="Input+output tokens per episode.")] = 400_000,
-    time_limit: Annotated[
-        float, typer.Option(callback=_SECONDS, help="Seconds of agent time per episode.")
-    ] = 900.0,
-    command_timeout: Annotated[
-        float, typer.Option(callback=_SECONDS, help="Seconds per bash command.")
-    ] = 120.0,
-    context_tokens: Annotated[
-        int, typer.Option(min=1, help="Prompt tokens (see --tokenizer) before stopping.")
-    ] = 100_000,
+    max_steps: MaxStepsOption = 30,
+    max_total_tokens: MaxTotalTokensOption = 400_000,
+    time_limit: TimeLimitOption = 900.0,
+    command_timeout: CommandTimeoutOption = 120.0,
+    context_tokens: ContextTokensOption = 100_000,
     n_records: Annotated[int, typer.Option(min=1, help="Memory records inserted.")] = 3,
     max_chars: Annotated[int, typer.Option(min=1, help="Cap on the memory text, in characters.")] = 2000,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight.")] = 4,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failing request.")] = 6,
-    timeout: Annotated[float, typer.Option(callback=_SECONDS, help="Seconds per request.")] = 300.0,
+    concurrency: ConcurrencyOption = 4,
+    max_retries: MaxRetriesOption = 6,
+    timeout: TimeoutOption = 300.0,
     cache_dir: Annotated[Path | None, typer.Option(help="Response cache folder (default: the run).")] = None,
     keep_workspaces: Annotated[bool, typer.Option(help="Keep episode folders after scoring.")] = False,
+    reuse_evaluations: ReuseOption = False,
     unsafe_local: UnsafeOption = False,
-    sandbox: Annotated[
-        SandboxKind,
-        typer.Option(help="Where commands run: bubblewrap, or docker (podman if docker is absent)."),
-    ] = SandboxKind.bubblewrap,
-    image: Annotated[
-        str | None, typer.Option(help="With --sandbox docker: the image commands run in (pull it first).")
-    ] = None,
+    sandbox: SandboxOption = SandboxKind.bubblewrap,
+    image: ImageOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     tool_choice: ToolChoiceOption = ToolChoice.auto,
     null_content: NullContentOption = NullContent.empty,
@@ -107,12 +133,7 @@ def run(
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
     check_out_folder(cache_dir, "--cache-dir")
-    try:
-        config = _config(**locals())
-    except ValidationError as exc:
-        fail(first_error(exc))
-    except TokenizerError as exc:
-        fail(str(exc))
+    config = checked_config(_config, locals())
     try:
         from execmem.runs.coding.run import CodingRun  # the executor and its client: loaded only to run
 
@@ -132,50 +153,32 @@ def run(
 def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
-    only = comma_list(o.only, "--only", "toolz-0.12.1__bug-01,parse-1.20.2__bug-02")
-    model_config = ModelConfig(
-        model=o.model, base_url=o.base_url, api_key_env=o.api_key_env, temperature=o.temperature,
-        max_tokens=o.max_output_tokens, max_retries=o.max_retries, timeout_s=o.timeout,
-        tool_choice=o.tool_choice.value, null_content=o.null_content.value, probe=o.probe,
-    )  # fmt: skip
-    solver = SolverConfig(
-        max_steps=o.max_steps, max_total_tokens=o.max_total_tokens, time_limit_s=o.time_limit,
-        command_timeout_s=o.command_timeout, context_tokens=o.context_tokens, tokenizer=o.tokenizer,
-    )  # fmt: skip
-    make_counter(o.tokenizer, o.model)  # TokenizerError (a ValueError) now rather than in every episode
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
     return CodingRunConfig(
-        model=model_config, tasks_file=tasks_path(o.tasks), only=only, limit=o.limit,
-        memory=o.memory.value, seeds=o.seeds, solver=solver,
+        model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
+        memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver_config(o),
+        solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
-        keep_workspaces=o.keep_workspaces, image=o.image,
+        keep_workspaces=o.keep_workspaces, image=o.image, reuse_evaluations=o.reuse_evaluations,
     )  # fmt: skip
 
 
-def check_sandbox(kind: SandboxKind, image: str | None, unsafe_local: bool) -> None:
-    """--image goes with --sandbox docker and only with it; --unsafe-local only with bubblewrap."""
-    if kind is SandboxKind.docker and not image:
-        raise typer.BadParameter("--sandbox docker needs the image to run in", param_hint="'--image'")
-    if kind is not SandboxKind.docker and image:
-        raise typer.BadParameter("an image is used only with --sandbox docker", param_hint="'--image'")
-    if kind is SandboxKind.docker and unsafe_local:
-        raise typer.BadParameter("applies to --sandbox bubblewrap only", param_hint="'--unsafe-local'")
-
-
-def tasks_path(tasks: str) -> Path:
-    """The shipped set for ``builtin``, else the named file (which must exist)."""
-    if tasks == BUILTIN:
-        return builtin_tasks_path()
-    path = Path(tasks).expanduser().resolve()
-    if not path.is_file():
-        fail(f"--tasks: {tasks} is not a file (give a task file, or `{BUILTIN}` for the shipped set)")
-    return path
+def frozen_path(frozen: Path | None) -> Path | None:
+    """The frozen file, which must exist."""
+    if frozen is None:
+        return None
+    if not frozen.is_file():
+        raise typer.BadParameter(f"{frozen} is not a file", param_hint="'--frozen'")
+    return frozen.expanduser().resolve()
 
 
 @app.command("compare")
 def compare(
-    runs: Annotated[list[Path], typer.Argument(help="RUN_OFF RUN_RECORD [RUN_IRRELEVANT]")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Run folders: per solver RUN_OFF, a record or frozen run, any controls."),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     n_resamples: Annotated[int, typer.Option(min=1, max=100_000, help="Bootstrap resamples.")] = N_RESAMPLES,
     bootstrap_seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap.")] = 0,
@@ -183,30 +186,34 @@ def compare(
         bool, typer.Option(help="Pair only targets finished for every seed in every run.")
     ] = False,
 ) -> None:
-    """Resolved rates, paired differences with bootstrap 95% CIs, targets gained and lost."""
+    """Resolved rates, paired differences with bootstrap 95% CIs, targets gained and lost (Layer A)."""
     try:
-        report = paired_report(
-            [load_coding_run(folder) for folder in runs], n_resamples, bootstrap_seed, allow_incomplete
-        )
+        loaded = [load_coding_run(folder) for folder in runs]
+        reports = compare_runs(loaded, n_resamples, bootstrap_seed, allow_incomplete)
     except CompareError as exc:
         fail(str(exc))
-    for warning in report["warnings"]:  # on stderr, so --json output stays one document
+    tables = layer_a_tables(reports)
+    for warning in sorted({w for r in reports for w in r["warnings"]}):  # stderr: --json stays one document
         _console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        document = reports[0] if len(reports) == 1 else {"solvers": reports}
+        typer.echo(json.dumps({**document, **tables_document(tables)}, indent=2))
     else:
-        _print_report(report)
-    if report["dropped_targets"]:
+        console = StdoutConsole(width=max(Console().width, 160))  # wide tables stay readable in logs
+        for report in reports:
+            _print_report(report, console)
+        print_tables(tables, console)
+    dropped = sum(len(r["dropped_targets"]) for r in reports)
+    if dropped:
         say(
-            f"incomplete: {len(report['dropped_targets'])} targets left out; resume the runs (re-run "
+            f"incomplete: {dropped} targets left out; resume the runs (re-run "
             "their `execmem coding run` commands) for the full comparison"
         )
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def _print_report(report: dict) -> None:
-    console = StdoutConsole()
-    title = f"{report['n_targets']} targets x {len(report['seeds'])} seeds"
+def _print_report(report: dict, console: Console) -> None:
+    title = f"{report['solver']}: {report['n_targets']} targets x {len(report['seeds'])} seeds"
     conditions = Table(title=title)
     for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
         conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
@@ -220,11 +227,14 @@ def _print_report(report: dict) -> None:
     effects = Table(
         title=f"paired differences (bootstrap {boot['n_resamples']} resamples, seed {boot['seed']})"
     )
-    for column in ("comparison", "difference", "95% CI", "gained", "lost"):
+    for column in ("comparison", "difference", "95% CI", "gained", "lost", "gained N/N", "lost N/N"):
         effects.add_column(column, justify="left" if column == "comparison" else "right")
     for e in report["effects"]:
         ci = f"[{e['low']:+.3f}, {e['high']:+.3f}]" + (" *" if e["low"] > 0 or e["high"] < 0 else "")
-        effects.add_row(e["comparison"], f"{e['estimate']:+.3f}", ci, str(e["gained"]), str(e["lost"]))
+        effects.add_row(
+            e["comparison"], f"{e['estimate']:+.3f}", ci, str(e["gained"]), str(e["lost"]),
+            str(e["gained_full"]), str(e["lost_full"]),
+        )  # fmt: skip
     console.print(effects)
     if report["dropped_targets"]:
         _console.print(f"left out (incomplete): {', '.join(report['dropped_targets'])}")

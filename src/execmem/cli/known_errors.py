@@ -10,10 +10,12 @@ from execmem.llm.cache import CacheError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
+from execmem.report.errors import ReportError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
+from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.pypi import SdistError
 from execmem.suites.coding.records import RecordError
@@ -48,10 +50,12 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     TokenizerError,
     TaskFileError,
     RecordError,
+    FrozenFileError,
     SandboxUnavailable,
     SdistError,
     VenvBuildError,
     BuildError,
     SourceError,
     GitError,
+    ReportError,
 )

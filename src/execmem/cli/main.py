@@ -11,7 +11,7 @@ import importlib
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from execmem import __version__
 from execmem.cli.boundary import ExecmemGroup, set_debug
@@ -22,8 +22,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "vehicle": ("execmem.cli.vehicle", "execmem.cli.vehicle_run", "execmem.cli.vehicle_audit",
                 "execmem.cli.vehicle_compare", "execmem.cli.vehicle_diagnose"),
     "data": ("execmem.cli.data",),
-    "coding": ("execmem.cli.coding", "execmem.cli.coding_run"),
+    "coding": ("execmem.cli.coding", "execmem.cli.coding_run", "execmem.cli.coding_sieve"),
 }  # fmt: skip
+COMMANDS: dict[str, str] = {"report": "execmem.cli.report"}
+"""Top-level commands that are no group: command -> the module whose ``app`` holds just that command."""
 
 
 def load_group(name: str) -> TyperGroup:
@@ -35,15 +37,24 @@ def load_group(name: str) -> TyperGroup:
     return group
 
 
+def load_command(name: str) -> TyperCommand:
+    """Import a top-level command's module and build its command."""
+    command = typer.main.get_command(importlib.import_module(COMMANDS[name]).app)
+    command.name = name
+    return command
+
+
 class LazyGroups(ExecmemGroup):
-    """The root group: the command groups of ``GROUPS`` are loaded on first use."""
+    """The root group: the command groups of ``GROUPS`` and the commands of ``COMMANDS`` are loaded
+    on first use."""
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
-        return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS]))
+        return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS, *COMMANDS]))
 
     def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
-        if cmd_name in GROUPS and cmd_name not in self.commands:
-            self.add_command(load_group(cmd_name), cmd_name)
+        if cmd_name not in self.commands and (cmd_name in GROUPS or cmd_name in COMMANDS):
+            loaded = load_group(cmd_name) if cmd_name in GROUPS else load_command(cmd_name)
+            self.add_command(loaded, cmd_name)
         return super().get_command(ctx, cmd_name)
 
 

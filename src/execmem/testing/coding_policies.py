@@ -2,7 +2,9 @@
 
 ``MemoryOracle`` fixes a task only when the memory slot of its first user message names the file
 the task's fix touches (the paired protocol's test of whether memory reaches the solver), ``hang``
-runs a command that never ends, then submits. Replies are ``bash`` tool calls.
+runs a command that never ends, then submits. Replies are ``bash`` tool calls. Both solvers' prompts
+work: the built-in one's ``<issue>`` section, or mini-swe-agent's first message holding the statement
+(give ``submit`` its submission command).
 """
 
 from __future__ import annotations
@@ -33,19 +35,25 @@ def steps_taken(body: dict) -> int:
 
 class MemoryOracle:
     """Fixes the task at step 1 (writing ``fixed_source`` over the file of its fix) only if the
-    memory slot names that file; then submits."""
+    memory slot names that file; then submits with ``submit``."""
 
-    def __init__(self, tasks: Sequence[CodingTask], fixed_source: str) -> None:
+    def __init__(self, tasks: Sequence[CodingTask], fixed_source: str, submit: str = SUBMIT_COMMAND) -> None:
         self.by_issue = {task.problem_statement: task for task in tasks}
-        self.fixed_source = fixed_source
+        self.fixed_source, self.submit = fixed_source, submit
 
     def __call__(self, body: dict) -> Reply:
         first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        task = self.by_issue[issue_of(first_user)]
+        task = self.task_of(first_user)
         path = changed_paths(task.patch)[0]
         if steps_taken(body) == 0 and path in (memory_slot_text(first_user) or ""):
             return bash(f"printf %s {shlex.quote(self.fixed_source)} > {path}")
-        return bash(SUBMIT_COMMAND)
+        return bash(self.submit)
+
+    def task_of(self, message: str) -> CodingTask:
+        """The task whose problem statement the first user message carries."""
+        if "<issue>\n" in message:
+            return self.by_issue[issue_of(message)]
+        return self.by_issue[max((s for s in self.by_issue if s in message), key=len)]
 
 
 def hang(body: dict) -> Reply:

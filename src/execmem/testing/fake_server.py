@@ -7,6 +7,7 @@ it gets the parsed request body and returns a :class:`Reply` (a chat completion)
 
 Run it in a separate process with
 ``python -m execmem.testing.fake_server --policy MODULE:FACTORY [--arg k=v ...] [--port N] [--latency S]``,
+``--policy planted`` for the coding suite's planted solver (``planted_coding_solver``, with ``--arg``s),
 ``--policy oracle`` or ``--policy reader`` for the scripted vehicle oracle or reader, with
 ``--data [DIR]`` naming their VehicleMemBench folder (default: as every command finds the release;
 ``--data`` alone serves the oracle); it prints ``READY <base_url>`` once it listens (on a free port unless
@@ -62,8 +63,10 @@ log = logging.getLogger(__name__)
 DEFAULT_POLICY = "execmem.testing.fake_server:echo"
 ORACLE_POLICY = "execmem.testing.vehicle_oracle:oracle"
 READER_POLICY = "execmem.testing.vehicle_reader:reader"
-NAMED_POLICIES = {"oracle": ORACLE_POLICY, "reader": READER_POLICY}
-"""Short names for ``--policy``: the vehicle policies, which take ``--data``."""
+PLANTED_POLICY = "execmem.testing.planted_coding_solver:planted"
+NAMED_POLICIES = {"oracle": ORACLE_POLICY, "reader": READER_POLICY, "planted": PLANTED_POLICY}
+"""Short names for ``--policy``: the vehicle policies, which take ``--data``, and the coding suite's
+planted solver (``planted_coding_solver``)."""
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -414,7 +417,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--policy",
-        help=f"oracle, reader, or MODULE:FACTORY returning a policy (default {DEFAULT_POLICY}; "
+        help=f"oracle, reader, planted, or MODULE:FACTORY returning a policy (default {DEFAULT_POLICY}; "
         "with --data alone: oracle)",
     )
     parser.add_argument(

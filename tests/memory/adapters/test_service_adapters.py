@@ -11,7 +11,7 @@ from execmem.memory.adapters.letta import LettaMemory, metadata_of, tags_of
 from execmem.memory.adapters.memobase import MemobaseMemory
 from execmem.memory.adapters.memos import MemosMemory
 from execmem.memory.adapters.supermemory import SupermemoryMemory
-from tests.memory.adapters import fakes
+from execmem.testing import fake_memory_services as fakes
 from tests.memory.adapters.contract import CUT, EARLY, exercise
 from tests.memory.conftest import at
 

@@ -12,6 +12,8 @@ SUBMIT_SENTINEL = "EXECMEM_SUBMIT"
 SUBMIT_COMMAND = f"echo {SUBMIT_SENTINEL}"
 MEMORY_OPEN = "<memory>"
 MEMORY_CLOSE = "</memory>"
+MEMORY_SLOT_RULE = f"{MEMORY_OPEN} section at the top of the first user message"
+"""Where memory goes, as the manifest states it (the same for every solver)."""
 
 SYSTEM = f"""You are a software engineer fixing a bug in a Python repository.
 You act only through the `bash` tool: each call runs one shell command in the repository's root folder

@@ -53,7 +53,9 @@ class SolveResult:
         return self.end_reason == "submitted"
 
 
-class _Clock:
+class Clock:
+    """An episode's agent time: how much is left of the limit, how much has passed."""
+
     def __init__(self, limit_s: float) -> None:
         self.start = time.monotonic()
         self.deadline = self.start + limit_s
@@ -81,7 +83,7 @@ async def solve(
     on_step: StepHook | None = None,
 ) -> SolveResult:
     """Run the loop on ``runner`` (an episode); ``on_step`` gets each finished step as a dict."""
-    clock = _Clock(config.time_limit_s)
+    clock = Clock(config.time_limit_s)
     result = SolveResult(messages=opening_messages(statement, memory))
     count = counter(config.tokenizer, model.describe().get("model", "")).count
     while not (reason := budget_exhausted(result, config, clock.left(), count)):
@@ -127,7 +129,7 @@ def budget_exhausted(
 
 
 async def _act(
-    reply: ModelReply, runner: CommandRunner, config: SolverConfig, clock: _Clock, result: SolveResult
+    reply: ModelReply, runner: CommandRunner, config: SolverConfig, clock: Clock, result: SolveResult
 ) -> list[dict[str, Any]]:
     """Run the reply's tool calls in order (stopping at a submission); return what each gave."""
     if not reply.tool_calls:
@@ -148,7 +150,7 @@ async def _act(
 
 
 async def _run_call(
-    call: ToolRequest, runner: CommandRunner, config: SolverConfig, clock: _Clock, result: SolveResult
+    call: ToolRequest, runner: CommandRunner, config: SolverConfig, clock: Clock, result: SolveResult
 ) -> tuple[dict[str, Any], str]:
     """One tool call: (record for the trajectory, text for the model)."""
     arguments = parse_arguments(call.arguments)

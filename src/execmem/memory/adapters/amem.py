@@ -35,11 +35,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
     PerUserSystems,
+    StateDirectory,
     api_key,
     make_item,
     message_text,
@@ -49,7 +50,6 @@ from execmem.memory.adapters.common import (
     source_metadata,
     visible,
 )
-from execmem.memory.base import check_path
 from execmem.memory.registry import MissingExtraError
 
 RECORD_PREFIX = "execmem "
@@ -60,7 +60,7 @@ class AMemConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: str | None = Field(
+    path: StateDirectory = Field(
         default=None, description="directory (absolute) holding one ChromaDB per user; None: temporary"
     )
     model_name: str = Field(
@@ -75,16 +75,6 @@ class AMemConfig(BaseModel):
     evo_threshold: int = Field(default=100, ge=1)
     retrieval: Literal["agentic", "vector"] = "agentic"
     overfetch: int = Field(default=4, ge=1, description="under a cut-off, ask for top_k * overfetch")
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _absolute(cls, value: Any) -> str | None:
-        if value is None:
-            return None
-        text = check_path(value)
-        if text == ":memory:":
-            raise ValueError("A-MEM always persists: give a directory, or None for a temporary one")
-        return text
 
     @model_validator(mode="after")
     def _endpoint(self) -> AMemConfig:

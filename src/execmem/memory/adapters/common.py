@@ -22,10 +22,14 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
+from pydantic import BeforeValidator
+
 from execmem.core.protocols import MemoryItem, MemoryMessage
+from execmem.memory.base import check_path
+from execmem.memory.store import IN_MEMORY
 from execmem.memory.windowing import format_line
 
 TIME = "execmem_time"
@@ -115,6 +119,21 @@ def name_id(user_id: str) -> str:
         chr(b) if chr(b).isascii() and (chr(b).isalnum() or chr(b) == "-") else f"_{b:02x}"
         for b in user_id.encode("utf-8")
     )
+
+
+def _state_directory(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = check_path(value)
+    if text == IN_MEMORY:
+        raise ValueError(
+            "this system keeps its state in files: give a directory, or None for a temporary one"
+        )
+    return text
+
+
+StateDirectory = Annotated[str | None, BeforeValidator(_state_directory)]
+"""The ``path`` of a system that keeps files: an absolute directory, or None for a temporary one."""
 
 
 def api_key(env_name: str | None) -> str | None:

@@ -32,11 +32,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.core.protocols import MemoryItem, MemoryMessage
 from execmem.memory.adapters.common import (
     PerUserSystems,
+    StateDirectory,
     make_item,
     name_id,
     openai_key,
@@ -44,14 +45,13 @@ from execmem.memory.adapters.common import (
     source_metadata,
     visible,
 )
-from execmem.memory.base import check_path
 from execmem.memory.registry import MissingExtraError
 
 
 class SimpleMemConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: str | None = Field(default=None, description="LanceDB directory (absolute); None: temporary")
+    path: StateDirectory = Field(default=None, description="LanceDB directory (absolute); None: temporary")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (…/v1)")
     api_key_env: str = "OPENAI_API_KEY"
     model: str = Field(default="gpt-4.1-mini", description="chat model for extraction (and planning)")
@@ -62,16 +62,6 @@ class SimpleMemConfig(BaseModel):
     reflection: bool = Field(default=False, description="hybrid only: SimpleMem's reflection rounds")
     overfetch: int = Field(default=4, ge=1, description="semantic under a cut-off: top_k * overfetch")
     parallel: bool = Field(default=False, description="SimpleMem's parallel window processing")
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _absolute(cls, value: Any) -> str | None:
-        if value is None:
-            return None
-        text = check_path(value)
-        if text == ":memory:":
-            raise ValueError("SimpleMem always persists: give a directory, or None for a temporary one")
-        return text
 
 
 def _import_simplemem() -> Any:

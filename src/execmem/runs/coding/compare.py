@@ -1,9 +1,12 @@
-"""Pair coding runs of one protocol (off / record / irrelevant) and report the effect of memory.
+"""Pair coding runs of one protocol and report the effect of memory, per solver.
 
-Runs pair only when every manifest field the protocol fixes agrees (the record and
-irrelevant runs must also share their memory policy). The report gives each
-condition's resolved rate and cost, and for each comparison the mean target-level
-difference with its bootstrap interval and the targets gained and lost.
+A solver's runs are one ``off`` run, one treatment (``record`` or ``frozen``) and any of the controls
+(``irrelevant``, ``other-repo``), given in any order. They pair only when every manifest field the
+protocol fixes agrees, and the controls must match the treatment's memory policy. The report gives
+each condition's resolved rate and cost, and for each comparison the mean target-level difference
+with its bootstrap interval and the targets gained and lost. Runs of several solvers (runs whose
+``model`` or ``solver`` differ) form one report each, over the same tasks and seeds
+(``compare_runs``), and the Layer A tables put them side by side (``layer_a``).
 """
 
 from __future__ import annotations
@@ -20,9 +23,18 @@ from execmem.runs.coding.metrics import counts_as_resolved, is_suspect
 from execmem.runs.coding.store import EPISODE_SCHEMA, episode_id
 from execmem.runs.episode_log import RunFolderError, checked_lines, schema_problem
 from execmem.runs.identity import CompareError
-from execmem.runs.paired_stats import N_RESAMPLES, gained_lost, paired_bootstrap, target_rates
+from execmem.runs.paired_stats import (
+    N_RESAMPLES,
+    full_gained_lost,
+    gained_lost,
+    paired_bootstrap,
+    target_rates,
+)
+from execmem.suites.coding.conditions import CONTROLS, TREATMENTS
 
-ROLES = ("off", "record", "irrelevant")
+ROLES = ("off", *TREATMENTS, *CONTROLS)
+"""Conditions in the order a report lists them."""
+_POLICY_NAMING = ("condition", "control_rule", "matches", "corpus_sha256")
 MIN_TARGETS = 20
 """Below this many paired targets the bootstrap interval is too rough to lean on (the report warns)."""
 _COST = ("input_tokens", "output_tokens", "steps")
@@ -66,26 +78,46 @@ def differences(a: Any, b: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
     return [] if a == b else [(prefix.rstrip("."), a, b)]
 
 
+def by_condition(runs: list[CodingRunData]) -> tuple[dict[str, CodingRunData], list[str]]:
+    """A solver's runs by condition, in report order, and why they do not make one comparison."""
+    found: dict[str, CodingRunData] = {}
+    problems = []
+    for run in runs:
+        if run.condition in found:
+            problems.append(
+                f"{found[run.condition].folder} and {run.folder} both have memory {run.condition!r}"
+            )
+        found[run.condition] = run
+    treatments = [c for c in TREATMENTS if c in found]
+    if "off" not in found:
+        problems.append("no run with memory 'off' to pair with")
+    if len(treatments) != 1:
+        problems.append(f"need one treatment run (memory {' or '.join(TREATMENTS)}), got {len(treatments)}")
+    return {role: found[role] for role in ROLES if role in found}, problems
+
+
 def pairing_problems(runs: list[CodingRunData]) -> list[str]:
-    """Why these runs (off, record[, irrelevant]) cannot be paired; empty when they can."""
-    problems = [
-        f"{run.folder} has memory {run.condition!r}, expected {role!r} in this position"
-        for role, run in zip(ROLES, runs, strict=False)
-        if run.condition != role
-    ]
+    """Why one solver's runs cannot be paired; empty when they can."""
+    roles, problems = by_condition(runs)
     first = runs[0]
     for run in runs[1:]:
         for field in FIXED_FIELDS:
             found = differences(first.manifest.get(field), run.manifest.get(field), f"{field}.")
             problems += _described(found, first, run)
-    if len(runs) == 3:
-        problems += _described(differences(_policy(runs[1]), _policy(runs[2]), "memory."), runs[1], runs[2])
+    treatment = next((roles[c] for c in TREATMENTS if c in roles), None)
+    for control in (roles[c] for c in CONTROLS if c in roles and treatment is not None):
+        problems += _described(
+            differences(_policy(treatment), _policy(control), "memory."), treatment, control
+        )
+        matches = control.manifest["memory"].get("matches", "record")
+        if matches != treatment.condition:
+            problems.append(f"{control.folder} matches the {matches} text, not {treatment.condition}")
     return problems
 
 
 def _policy(run: CodingRunData) -> dict[str, Any]:
     """The memory policy without what names the condition itself."""
-    return {k: v for k, v in run.manifest["memory"].items() if k not in ("condition", "control_rule")}
+    return {k: v for k, v in run.manifest["memory"].items() if k not in _POLICY_NAMING}
 
 
 def _described(found: list[tuple[str, Any, Any]], a: CodingRunData, b: CodingRunData) -> list[str]:
@@ -133,33 +165,66 @@ def paired_report(
     seed: int = 0,
     allow_incomplete: bool = False,
 ) -> dict[str, Any]:
-    """The comparison of off, record and (optionally) irrelevant runs; refuses unpairable runs."""
-    if len(runs) not in (2, 3):
-        raise CompareError("give the off run, the record run and optionally the irrelevant run")
+    """The comparison of one solver's runs (off, a treatment, controls); refuses unpairable runs."""
     problems = pairing_problems(runs)
     if problems:
         raise CompareError("runs do not share one protocol: " + "; ".join(problems))
-    targets, dropped = paired_targets(runs, allow_incomplete)
+    by_role, _ = by_condition(runs)
+    targets, dropped = paired_targets(list(by_role.values()), allow_incomplete)
     seeds = runs[0].manifest["seeds"]
-    by_role = dict(zip(ROLES, runs, strict=False))
     matrices = {role: outcomes(run, targets, seeds) for role, run in by_role.items()}
-    comparisons = [("record", "off"), ("irrelevant", "off"), ("record", "irrelevant")]
-    effects = [
-        _effect(matrices, on, off, n_resamples, seed)
-        for on, off in comparisons
-        if on in matrices and off in matrices
-    ]
+    treatment = next(role for role in TREATMENTS if role in matrices)
+    controls = [role for role in CONTROLS if role in matrices]
+    comparisons = [(treatment, "off"), *((c, "off") for c in controls), *((treatment, c) for c in controls)]
     return {
+        "solver": solver_label(runs[0]),
         "n_targets": len(targets),
         "small_sample": len(targets) < MIN_TARGETS,
         "warnings": _warnings(len(targets)),
         "seeds": seeds,
         "dropped_targets": dropped,
+        "treatment": treatment,
         "conditions": {role: condition_summary(run, targets, seeds) for role, run in by_role.items()},
-        "effects": effects,
+        "effects": [_effect(matrices, on, off, n_resamples, seed) for on, off in comparisons],
         "bootstrap": {"method": "percentile; targets resampled with replacement", "n_resamples": n_resamples,
                       "seed": seed, "confidence": 0.95},
     }  # fmt: skip
+
+
+def solver_label(run: CodingRunData) -> str:
+    """The solver a run measured: its model and prompt version."""
+    model, solver = run.manifest.get("model", {}), run.manifest.get("solver", {})
+    return f"{model.get('model', '?')} ({solver.get('kind', '?')}, {solver.get('prompt_version', '?')})"
+
+
+def group_by_solver(runs: list[CodingRunData]) -> list[list[CodingRunData]]:
+    """Runs grouped by solver (the model's name and the solver's kind and prompt version), in order of
+    first run; any other difference within a group (temperature, budgets) is a pairing problem."""
+    groups: dict[str, list[CodingRunData]] = {}
+    for run in runs:
+        groups.setdefault(solver_label(run), []).append(run)
+    return list(groups.values())
+
+
+def compare_runs(
+    runs: list[CodingRunData],
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    allow_incomplete: bool = False,
+) -> list[dict[str, Any]]:
+    """One paired report per solver; the solvers must have run the same tasks and seeds."""
+    if len(runs) < 2:
+        raise CompareError("give at least the off run and a treatment run (record or frozen)")
+    groups = group_by_solver(runs)
+    first = groups[0][0]
+    for group in groups[1:]:
+        for field in ("tasks", "seeds"):
+            found = differences(first.manifest.get(field), group[0].manifest.get(field), f"{field}.")
+            if found:
+                raise CompareError(
+                    "solvers ran different targets: " + "; ".join(_described(found, first, group[0]))
+                )
+    return [paired_report(group, n_resamples, seed, allow_incomplete) for group in groups]
 
 
 def _warnings(n_targets: int) -> list[str]:
@@ -173,4 +238,5 @@ def _warnings(n_targets: int) -> list[str]:
 
 def _effect(matrices: dict[str, np.ndarray], on: str, off: str, n_resamples: int, seed: int) -> dict:
     interval = paired_bootstrap(target_rates(matrices[on]), target_rates(matrices[off]), n_resamples, seed)
-    return {"comparison": f"{on} - {off}", **interval.to_dict(), **gained_lost(matrices[on], matrices[off])}
+    counts = {**gained_lost(matrices[on], matrices[off]), **full_gained_lost(matrices[on], matrices[off])}
+    return {"comparison": f"{on} - {off}", **interval.to_dict(), **counts}

@@ -9,13 +9,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem import __version__
-from execmem.agents.coding.bash_tool import BASH_SCHEMA
 from execmem.agents.coding.config import SolverConfig
-from execmem.agents.coding.prompts import MEMORY_OPEN, PROMPT_VERSION, SUBMIT_COMMAND
+from execmem.agents.coding.solvers import BashSolver, CodingSolver, SolverKind
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
+from execmem.runs.coding.evaluation_reuse import REUSE_RULE
 from execmem.runs.identity import measured_model
-from execmem.suites.coding.records import Condition, RecordPolicy
+from execmem.suites.coding.conditions import Condition, MemorySource, describe_memory
+from execmem.suites.coding.records import RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.tasks import CodingTask
 
@@ -40,7 +41,11 @@ class CodingRunConfig(BaseModel):
     memory: Condition = "off"
     seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
     solver: SolverConfig = Field(default_factory=SolverConfig)
+    solver_kind: SolverKind = Field("bash", description="bash (built-in) or miniswe (mini-swe-agent)")
     records: RecordPolicy = Field(default_factory=RecordPolicy)
+    frozen_file: Path | None = Field(
+        None, description="frozen benchmark file: its targets are the run's, its texts the treatment"
+    )
     only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
@@ -50,28 +55,30 @@ class CodingRunConfig(BaseModel):
     concurrency: int = Field(4, ge=1, description="episodes in flight")
     cache_dir: Path | None = Field(None, description="response cache folder (default: the run folder)")
     keep_workspaces: bool = False
+    reuse_evaluations: bool = Field(False, description="identical diffs of a task share one evaluation")
 
     def seed_list(self) -> list[int]:
         return list(range(self.seeds))
 
 
 def build_manifest(
-    config: CodingRunConfig, tasks: list[CodingTask], sandbox_kind: str, task_sha256: str
+    config: CodingRunConfig,
+    tasks: list[CodingTask],
+    sandbox_kind: str,
+    task_sha256: str,
+    memory: MemorySource,
+    agent: CodingSolver | None = None,
 ) -> dict[str, Any]:
-    """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details."""
+    """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details.
+    ``agent`` is the run's solver (the built-in one when not given)."""
+    agent = agent or BashSolver()
     model = {k: v for k, v in measured_model(config.model.model_dump()).items() if k != "seed"}
     return {
         "manifest_version": MANIFEST_VERSION,
         "suite": "coding",
         "model": {**model, "seed": "the episode's seed"},
-        "solver": {
-            "kind": "execmem-bash",
-            "prompt_version": PROMPT_VERSION,
-            "submit": f"a bash command whose output starts with the line of `{SUBMIT_COMMAND}`",
-            "memory_slot": f"{MEMORY_OPEN} section at the top of the first user message",
-            "budgets": config.solver.describe(),
-        },
-        "tools": [BASH_SCHEMA],
+        "solver": {**agent.describe(), "budgets": config.solver.describe()},
+        "tools": agent.tools(),
         "sandbox": {
             "kind": sandbox_kind,
             **config.sandbox.settings(),
@@ -82,15 +89,17 @@ def build_manifest(
             "timeout_s": config.eval_timeout_s,
             "resolved": "every FAIL_TO_PASS and PASS_TO_PASS test passes on the episode's diff",
             "protocol": EVALUATION_PROTOCOL,
+            **({"reuse": REUSE_RULE} if config.reuse_evaluations else {}),
         },
         "tasks": {
             "file_sha256": task_sha256,
             "only": sorted(config.only),
             "limit": config.limit,
             "order": [t.instance_id for t in tasks],
+            "frozen_file_sha256": memory.frozen_sha256,
         },
         "seeds": config.seed_list(),
-        "memory": config.records.describe(config.memory),
+        "memory": describe_memory(config.memory, memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},
         "invocation": config.model_dump(mode="json"),
         "started_at": now_iso(),

@@ -6,39 +6,50 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from execmem.agents.coding.solvers import make_solver
 from execmem.core.hashing import file_sha256
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
+from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import CodingRunStore, episode_id
 from execmem.runs.runner import EpisodeRunner
+from execmem.suites.coding.bases import BaseCache
+from execmem.suites.coding.conditions import MemorySource, check_condition, memory_for
+from execmem.suites.coding.frozen import load_frozen
 from execmem.suites.coding.paths import cache_root
-from execmem.suites.coding.records import memory_for
+from execmem.suites.coding.records import RecordError
 from execmem.suites.coding.sandbox.base import make_sandbox
 from execmem.suites.coding.tasks import CodingTask, load_tasks, select_tasks
 from execmem.suites.coding.venvs import VenvCache
 
 
 class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
-    """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``
-    or ``RunFolderError`` before any episode when the run cannot be made as asked."""
+    """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``,
+    ``FrozenFileError`` or ``RunFolderError`` before any episode when the run cannot be made as asked."""
 
     def __init__(self, config: CodingRunConfig, folder: Path, coding_cache: Path | None = None) -> None:
         self.config = config
         folder = folder.resolve()
         every_task = load_tasks(config.tasks_file)
-        self.tasks = select_tasks(every_task, config.only, config.limit)
+        source = memory_source(config, every_task)
+        check_condition(config.memory, source)
+        self.tasks = run_targets(every_task, config, source)
         sandbox = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local, image=config.image)
         sandbox_kind = sandbox.describe()["kind"]
         self.memories = {  # records come from the whole file: a subset changes targets, not history
-            t.instance_id: memory_for(config.memory, t, every_task, config.records) for t in self.tasks
+            t.instance_id: memory_for(config.memory, t, source) for t in self.tasks
         }
-        manifest = build_manifest(config, self.tasks, sandbox_kind, file_sha256(config.tasks_file))
+        agent = make_solver(config.solver_kind)
+        sha = file_sha256(config.tasks_file)
+        manifest = build_manifest(config, self.tasks, sandbox_kind, sha, source, agent)
         self.store = CodingRunStore(folder, manifest)
         self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
+        store = (config.cache_dir or folder) / "evaluations.sqlite"
+        self.evaluations = EvaluationStore(store) if config.reuse_evaluations else None
         self.by_seed = {
             seed: OpenAIChatModel(config.model.model_copy(update={"seed": seed}), self.cache)
             for seed in config.seed_list()
@@ -50,12 +61,23 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             sandbox_kind=sandbox_kind,
             workspaces=folder / "workspaces",
             env_cache=VenvCache((coding_cache or cache_root()) / "envs"),
+            bases=BaseCache((coding_cache or cache_root()) / "bases"),
             unsafe_local=config.unsafe_local,
             eval_timeout_s=config.eval_timeout_s,
             sandbox_config=config.sandbox,
             keep_workspaces=config.keep_workspaces,
             image=config.image,
+            evaluations=self.evaluations,
+            agent=agent,
         )
+
+    async def run(self, on_episode=None) -> dict[str, Any]:
+        """The skeleton's run; the evaluation store (when reused) is closed with the run."""
+        try:
+            return await super().run(on_episode)
+        finally:
+            if self.evaluations is not None:
+                self.evaluations.close()
 
     def items(self) -> list[tuple[CodingTask, int]]:
         """Every (task, seed) episode, in task order then seed order."""
@@ -84,3 +106,25 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
                 return await run_episode(identifier, task, memory, model, self.settings, trajectory)
             finally:
                 trajectory.close()
+
+
+def memory_source(config: CodingRunConfig, tasks: list[CodingTask]) -> MemorySource:
+    """The run's memory source: the task file's records, and the frozen file when given."""
+    if config.frozen_file is None:
+        return MemorySource(tasks, config.records)
+    frozen = load_frozen(config.frozen_file)
+    known = {task.instance_id for task in tasks}
+    unknown = [target for target in frozen if target not in known]
+    if unknown:
+        raise RecordError(
+            f"{config.frozen_file}: target {unknown[0]} is not in the task file {config.tasks_file}"
+        )
+    return MemorySource(tasks, config.records, frozen, file_sha256(config.frozen_file))
+
+
+def run_targets(tasks: list[CodingTask], config: CodingRunConfig, source: MemorySource) -> list[CodingTask]:
+    """The run's targets: ``only`` and ``limit`` applied to the frozen file's targets (when given)."""
+    chosen = select_tasks(tasks, config.only, None)
+    if source.frozen is not None:
+        chosen = [task for task in chosen if task.instance_id in source.frozen]
+    return chosen[: config.limit] if config.limit is not None else chosen

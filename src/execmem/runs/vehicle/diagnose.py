@@ -28,9 +28,11 @@ from execmem.suites.vehicle.dataset import Question, load_history, load_question
 from execmem.suites.vehicle.delivery import Delivery, QuoteIndex, delivery, evidence_lines
 from execmem.suites.vehicle.diagnosis import (
     EpisodeFacts,
+    FieldChange,
     compare_states,
     first_broken_link,
     missing_gold_tool,
+    reached_the_car,
     unused_values,
 )
 from execmem.suites.vehicle.evidence import HistoryIndex, PlacedEvent, locate, memory_values
@@ -77,21 +79,43 @@ class Reading:
     delivered: bool
 
 
+@dataclass
+class Examined:
+    """One episode as the rules saw it: the question, its evidence, what memory showed, the calls
+    and what they did to the car, and the first broken link (None when exact)."""
+
+    record: dict[str, Any]
+    question: Question
+    placed: list[PlacedEvent]
+    evidence: Evidence
+    values: tuple
+    reading: Reading
+    calls: list[ToolCall]
+    changes: dict[str, FieldChange]
+    infra: bool
+    label: str | None
+
+
 class Diagnoser:
     """The facts of every episode of one run, and its report."""
 
-    def __init__(self, sources: RunSources, data_dir: Path) -> None:
+    def __init__(
+        self, sources: RunSources, data_dir: Path, histories: dict[int, ScenarioEvidence] | None = None
+    ) -> None:
+        """``histories``: scenarios of ``data_dir`` already read (by another run's diagnoser), shared."""
         self.sources, self.data_dir = sources, data_dir
         self.kind = memory_kind(sources.memory)
         questions = load_questions(data_dir, sources.scenarios)
         self.questions = {(q.scenario, q.index): q for q in questions}
-        self._scenarios: dict[int, ScenarioEvidence] = {}
+        self._scenarios = histories if histories is not None else {}
         self._indexes: dict[str, QuoteIndex] = {}
 
-    def report(self) -> DiagnosisReport:
-        diagnosed = [self.episode(record) for record in self.sources.records()]
-        failures = [d for d in diagnosed if d is not None]
-        types = {r["id"]: self.question(r).reasoning_type for r in self.sources.records()}
+    def report(self, examined: list[Examined] | None = None) -> DiagnosisReport:
+        """The run's report; ``examined``: its episodes already examined (else they are)."""
+        if examined is None:
+            examined = [self.examine(record) for record in self.sources.records()]
+        failures = [EpisodeDiagnosis(label=f.label, **self.describe(f)) for f in examined if f.label]
+        types = {f.record["id"]: f.question.reasoning_type for f in examined}
         overall, by_type = summary_blocks(types, failures)
         return DiagnosisReport(
             run=str(self.sources.folder),
@@ -119,6 +143,11 @@ class Diagnoser:
 
     def episode(self, record: dict[str, Any]) -> EpisodeDiagnosis | None:
         """The diagnosis of one episode (scored, or an infrastructure error), None when exact."""
+        found = self.examine(record)
+        return None if found.label is None else EpisodeDiagnosis(label=found.label, **self.describe(found))
+
+    def examine(self, record: dict[str, Any]) -> Examined:
+        """The facts of one episode and its first broken link (None when exact)."""
         question = self.question(record)
         placed, evidence = self.scenario(question.scenario).locate(question)
         values = memory_values(question)
@@ -128,39 +157,40 @@ class Diagnoser:
         changes = {} if infra else compare_states(question.gold_calls, calls)
         facts = EpisodeFacts(
             infra_error=infra,
-            acted=bool(calls),
+            acted=reached_the_car(calls),
             stored=reading.stored,
             delivered=reading.delivered,
             unused_shown_values=bool(unused_values(reading.shown.values, calls)),
             missing_gold_tool=missing_gold_tool(question.gold_calls, calls),
             changes=changes,
         )
-        label = first_broken_link(facts)
-        if label is None:
-            return None
-        _, trial = split_episode_id(record["id"])
-        return EpisodeDiagnosis(
-            id=record["id"],
-            scenario=question.scenario,
-            index=question.index,
-            trial=trial,
-            reasoning_type=question.reasoning_type,
-            label=label,
-            query=question.query,
-            evidence=evidence_view(placed, self.scenario(question.scenario).lines),
-            memory_values=list(values),
-            values_shown=list(reading.shown.values),
-            events_shown=sorted(reading.shown.events),
-            delivered=None if infra else reading.delivered,
-            stored=None if infra else reading.stored,
-            memory=self.memory_view(record["id"], question.scenario, evidence, values),
-            calls=calls_view(calls),
-            state_diff=diff_view(changes),
-            end_reason=record.get("end_reason"),
-            steps=record.get("steps"),
-            error_kind=record.get("error_kind") if infra else None,
-            error=record.get("reason") if infra else None,
-        )
+        return Examined(record, question, placed, evidence, values, reading, calls, changes, infra,
+                        first_broken_link(facts))  # fmt: skip
+
+    def describe(self, found: Examined) -> dict[str, Any]:
+        """Every field of the episode's ``diagnosis.json`` entry but its label (exact episodes too)."""
+        record, question, infra = found.record, found.question, found.infra
+        return {
+            "id": record["id"],
+            "scenario": question.scenario,
+            "index": question.index,
+            "trial": split_episode_id(record["id"])[1],
+            "reasoning_type": question.reasoning_type,
+            "query": question.query,
+            "evidence": evidence_view(found.placed, self.scenario(question.scenario).lines),
+            "memory_values": list(found.values),
+            "values_shown": list(found.reading.shown.values),
+            "events_shown": sorted(found.reading.shown.events),
+            "delivered": None if infra else found.reading.delivered,
+            "stored": None if infra else found.reading.stored,
+            "memory": self.memory_view(record["id"], question.scenario, found.evidence, found.values),
+            "calls": calls_view(found.calls),
+            "state_diff": diff_view(found.changes),
+            "end_reason": record.get("end_reason"),
+            "steps": record.get("steps"),
+            "error_kind": record.get("error_kind") if infra else None,
+            "error": record.get("reason") if infra else None,
+        }
 
     def read_memory(
         self, record: dict[str, Any], question: Question, evidence: Evidence, values: tuple

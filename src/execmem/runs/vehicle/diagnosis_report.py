@@ -115,7 +115,7 @@ def label_block(episodes: int, labels: Iterable[str]) -> LabelBlock:
     for label in labels:
         counts[label] += 1
     failures = sum(counts.values())
-    shares = {label: round(count / failures, 4) if failures else 0.0 for label, count in counts.items()}
+    shares = {label: count / failures if failures else 0.0 for label, count in counts.items()}
     return LabelBlock(episodes=episodes, failures=failures, counts=counts, shares=shares)
 
 

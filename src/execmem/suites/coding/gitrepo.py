@@ -102,14 +102,21 @@ def diff_against(
     repo: Path, base: str, index_file: Path, binary: bool = False, exclude: Sequence[str] = ()
 ) -> str:
     """Unified diff from ``base`` to the working tree, new files included, via a private index;
-    ``exclude`` (paths) stay as in ``base``."""
+    ``exclude`` (paths) stay as in ``base``.
+
+    Python files get git's built-in ``python`` hunk-header rule (the nearest ``def``/``class`` above
+    the hunk, indented ones included), so a patch names the method it changes, not just its class;
+    the header is text only, ``git apply`` ignores it."""
     env = {"GIT_INDEX_FILE": str(index_file)}
+    attributes = index_file.parent / "attributes"
+    attributes.parent.mkdir(parents=True, exist_ok=True)
+    attributes.write_text("*.py diff=python\n", encoding="utf-8")
     git(repo, "read-tree", base, env=env)
     git(repo, "add", "--all", "--", ".", *[f":(exclude,literal){path}" for path in exclude], env=env)
     flags = ["--binary"] if binary else []
-    return git(repo, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base, env=env).decode(
-        "utf-8", errors="replace"
-    )
+    config = ["-c", f"core.attributesFile={attributes}"]
+    command = [*config, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base]
+    return git(repo, *command, env=env).decode("utf-8", errors="replace")
 
 
 def apply_patch(repo: Path, patch: str, reverse: bool = False, exclude: Sequence[str] = ()) -> None:

@@ -9,9 +9,10 @@ The policies, all parameters of :class:`RecordPolicy` and recorded in a run's ma
   strictly before the target's, newest first, joined by blank lines, into the solver's memory slot.
 * truncation rule: the joined text is cut to at most ``max_chars`` characters.
 
-The irrelevant control has exactly the record's length, built the same way from a different
-repository (chosen by a hash of the target's id, so it is fixed per target): its records, newest
-first, repeated if they are too short, cut to that length. No model is involved.
+The other-repository control (``other_repo_memory``) has a given length, built the same way from a
+different repository (chosen by a hash of the target's id, so it is fixed per target): its records,
+newest first, repeated if they are too short, cut to that length. No model is involved. Which
+condition injects what is ``conditions``.
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.suites.coding.gitrepo import changed_paths
 from execmem.suites.coding.tasks import CodingTask
 
-Condition = Literal["off", "record", "irrelevant"]
-CONDITIONS: tuple[str, ...] = ("off", "record", "irrelevant")
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 _ISSUE_CHARS = 200
 
@@ -45,12 +44,9 @@ class RecordPolicy(BaseModel):
     n_records: int = Field(3, ge=1, description="most recent same-repository records inserted")
     max_chars: int = Field(2000, ge=1, description="cap on the inserted memory text, in characters")
 
-    def describe(self, condition: str) -> dict[str, Any]:
-        """The manifest's memory block for ``condition``."""
-        if condition == "off":
-            return {"condition": "off", "injected": "nothing"}
-        block = {
-            "condition": condition,
+    def describe(self) -> dict[str, Any]:
+        """The record policy, as the manifest's memory block states it."""
+        return {
             "write_policy": "one record per earlier solved task of the repository: first line of "
             "its issue, files and functions its fix touched, its FAIL_TO_PASS tests",
             "retrieval_trigger": "once, at episode start",
@@ -59,12 +55,6 @@ class RecordPolicy(BaseModel):
             "truncation_rule": f"joined text cut to at most {self.max_chars} characters",
             **self.model_dump(),
         }
-        if condition == "irrelevant":
-            block["control_rule"] = (
-                "same length as the record condition's text, from another repository's records "
-                "(newest first, repeated as needed), repository chosen by sha256(target id, repo)"
-            )
-        return block
 
 
 @dataclass(frozen=True)
@@ -135,11 +125,8 @@ def record_memory(target: CodingTask, tasks: Sequence[CodingTask], policy: Recor
     return InjectedMemory(text, tuple(t.instance_id for t in chosen))
 
 
-def irrelevant_memory(
-    target: CodingTask, tasks: Sequence[CodingTask], policy: RecordPolicy
-) -> InjectedMemory:
-    """The control: as many characters as the record condition, from another repository."""
-    size = len(record_memory(target, tasks, policy).text or "")
+def other_repo_memory(target: CodingTask, tasks: Sequence[CodingTask], size: int) -> InjectedMemory:
+    """The other-repository control: ``size`` characters of another repository's records."""
     if size == 0:
         return InjectedMemory(None)
     donor = donor_repo(target, tasks)
@@ -158,23 +145,10 @@ def irrelevant_memory(
 
 
 def donor_repo(target: CodingTask, tasks: Sequence[CodingTask]) -> str:
-    """The other repository whose records serve as the target's irrelevant control."""
+    """The other repository whose records serve as the target's other-repository control."""
     repos = sorted({t.repo for t in tasks if t.repo != target.repo and t.patch.strip()})
     if not repos:
         raise RecordError(
-            f"{target.instance_id}: the irrelevant control needs solved tasks from another repository"
+            f"{target.instance_id}: the other-repository control needs solved tasks from another repository"
         )
     return min(repos, key=lambda repo: hashlib.sha256(f"{target.instance_id}\0{repo}".encode()).hexdigest())
-
-
-def memory_for(
-    condition: str, target: CodingTask, tasks: Sequence[CodingTask], policy: RecordPolicy
-) -> InjectedMemory:
-    """The memory a target gets under ``condition`` (off, record or irrelevant)."""
-    if condition == "off":
-        return InjectedMemory(None)
-    if condition == "record":
-        return record_memory(target, tasks, policy)
-    if condition == "irrelevant":
-        return irrelevant_memory(target, tasks, policy)
-    raise RecordError(f"unknown memory condition {condition!r}; choose one of {', '.join(CONDITIONS)}")

@@ -14,19 +14,17 @@ rebuilt.
 from __future__ import annotations
 
 import configparser
-import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from execmem.core.files import read_json_document, write_json_atomic
+from execmem.core.files import file_lock, read_json_document, write_json_atomic
 from execmem.core.hashing import text_sha256
 from execmem.core.text import slug
 
@@ -126,7 +124,7 @@ class VenvCache:
         """The venv of ``task``, building it (under a lock) if needed."""
         path = self.root / self.key(task)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path.parent / f"{path.name}.lock"):
+        with file_lock(path.parent / f"{path.name}.lock"):
             marker = path / _MARKER
             if marker.is_file():
                 return Venv(path, read_json_document(marker)["build_s"], reused=True)
@@ -164,13 +162,3 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip()[-3000:]
         raise VenvBuildError(f"install step failed ({done.returncode}): {argv[-1]}\n{tail}")
-
-
-@contextmanager
-def _locked(lock_path: Path):
-    with open(lock_path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.text import slug
+from execmem.suites.coding.bases import BaseCache, pinned
 from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base, left_out_of_diff
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.sandbox.base import Sandbox, make_sandbox
@@ -109,12 +110,14 @@ def prepare_episode(
     cache_dir: Path | None = None,
     sandbox_config: SandboxConfig | None = None,
     image: str | None = None,
+    bases: BaseCache | None = None,
 ) -> Episode:
     """A fresh episode folder under ``root`` with the repository at the task's base state.
 
     Commands see only what the sandbox allows (system folders, the task environment, this
     episode's ``repo``); ``sandbox_config`` gives the limits, the venv's paths are added. With an
-    ``image`` the commands run in containers of it (``sandbox.docker``).
+    ``image`` the commands run in containers of it (``sandbox.docker``). With ``bases``, a pinned
+    source's base is copied from its prepared repository instead of being built again.
     """
     start = time.monotonic()
     cache_dir = cache_dir or cache_root()
@@ -122,14 +125,21 @@ def prepare_episode(
     folder = root.resolve() / f"{slug(task.instance_id, limit=80)}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
     repo = folder / "repo"
-    materialise(task, repo, cache_dir)
-    base_sha = _make_base(task, repo)
+    if bases is not None and pinned(task):
+        base_sha = bases.copy_into(task, repo, lambda dest: _build_base(task, dest, cache_dir))
+    else:
+        base_sha = _build_base(task, repo, cache_dir)
     if sandbox is None:
         config = (sandbox_config or SandboxConfig()).model_copy(
             update={"readonly_paths": venv.readonly_paths(), "hidden_paths": venv.hidden_paths()}
         )
         sandbox = make_sandbox(config, unsafe_local=unsafe_local, image=image)
     return Episode(task, folder, base_sha, venv, sandbox, prepare_s=time.monotonic() - start)
+
+
+def _build_base(task: CodingTask, repo: Path, cache_dir: Path) -> str:
+    materialise(task, repo, cache_dir)
+    return _make_base(task, repo)
 
 
 def _make_base(task: CodingTask, repo: Path) -> str:

@@ -17,7 +17,7 @@ from execmem.suites.vehicle.calls import ToolCall
 from execmem.suites.vehicle.diff import values_equal
 from execmem.suites.vehicle.evidence import Value
 from execmem.suites.vehicle.execution import MISSING, changed_paths, run_calls
-from execmem.suites.vehicle.world import initial_module_flat
+from execmem.suites.vehicle.world import TOOLS, initial_module_flat
 
 LABELS = (
     "infrastructure_error",
@@ -72,6 +72,12 @@ def unused_values(shown: Sequence[Value], calls: Sequence[ToolCall]) -> list[Val
 
 def _plain(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, str | int | float)
+
+
+def reached_the_car(calls: Sequence[ToolCall]) -> bool:
+    """Whether any call names one of the car's tools. A run records only calls that reached the
+    car; a hand-made or edited line may also list unknown tools, which never did."""
+    return any(call.name in TOOLS for call in calls)
 
 
 def missing_gold_tool(gold_calls: Sequence[ToolCall], calls: Sequence[ToolCall]) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from execmem.agents.tool_loop import MemoryTools
+from execmem.agents.tool_loop import LoopResult, MemoryTools
 from execmem.core.protocols import Usage
 from execmem.suites.vehicle.dataset import HistoryLine, Question
 
@@ -30,6 +30,12 @@ class MemoryCost:
     def from_json(cls, record: dict[str, Any]) -> MemoryCost:
         usage = Usage(record["input_tokens"], record["output_tokens"])
         return cls(record["llm_calls"], usage, record["seconds"], record.get("context_overflows", 0))
+
+    def add_loop(self, result: LoopResult) -> None:
+        """Count one tool loop of the build (a day's filing): its model calls, tokens, overflow."""
+        self.llm_calls += result.steps
+        self.usage += result.usage
+        self.context_overflows += result.end_reason == "context_length"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -128,9 +128,7 @@ class KeyValueCondition:
             result = await run_tool_loop(
                 self.model, _NoEnvironment(), messages, store, self.max_steps_per_day
             )
-            cost.llm_calls += result.steps
-            cost.usage += result.usage
-            cost.context_overflows += result.end_reason == "context_length"
+            cost.add_loop(result)
         cost.seconds = time.perf_counter() - started
         built = KeyValueMemory(store, cost)
         self.cache.save(scenario, built.record())

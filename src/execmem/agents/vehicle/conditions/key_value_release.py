@@ -151,9 +151,7 @@ class ReleaseKeyValueCondition:
             user = KV_RELEASE_USER.format(keys=store.keys_text(), day=day, dialogue=format_lines(lines))
             messages = [{"role": "system", "content": KV_RELEASE_SYSTEM}, {"role": "user", "content": user}]
             result = await run_tool_loop(self.model, _ListOnly(store), messages, store, self.rounds)
-            cost.llm_calls += result.steps
-            cost.usage += result.usage
-            cost.context_overflows += result.end_reason == "context_length"
+            cost.add_loop(result)
         cost.seconds = time.perf_counter() - started
         built = ReleaseKeyValueMemory(store, cost)
         self.cache.save(scenario, built.record())

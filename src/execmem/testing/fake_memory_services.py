@@ -1,4 +1,4 @@
-"""In-process stand-ins for the SDK clients of hosted memory services, shaped like the real ones.
+"""Test doubles: in-process stand-ins for the SDK clients of hosted memory services, like the real ones.
 
 Each keeps what it is given per user space and ranks by word overlap with the query, so the
 adapters' mapping (spaces, source records, cut-off, reset) is tested without a service. The

@@ -1,0 +1,35 @@
+"""Report tables in one plain JSON shape, the one every report renderer reads.
+
+``{"tables": [{"id", "title", "columns": [...], "rows": [[...], ...], "notes": [...]}]}``: ``id`` is
+stable (e.g. ``sieve-funnel``, ``layer-a-resolved``), ``columns`` names each cell of a row, cells are
+strings, numbers or null, ``notes`` are sentences that belong under the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ReportTable:
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "columns": list(self.columns),
+            "rows": [list(row) for row in self.rows],
+            "notes": list(self.notes),
+        }
+
+
+def tables_document(tables: Iterable[ReportTable]) -> dict[str, Any]:
+    """The ``{"tables": [...]}`` document."""
+    return {"tables": [table.to_dict() for table in tables]}
