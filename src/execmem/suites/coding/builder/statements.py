@@ -19,6 +19,8 @@ MAX_MESSAGE = 240
 _MIN_LEAK = 6
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _CUT_ADDRESS = re.compile(r"\.\.\.[0-9a-fA-F]{6,}\b")  # the tail of an address pytest shortened
+_PYTEST_TMP = re.compile(r"[^\s'\"]*/pytest-of-[^/\s'\"]+/pytest-\d+/")  # names the user the tests ran as
+PYTEST_TMP = "<pytest-tmp>/"
 
 _OPENINGS = (
     "After a recent change to `{module}`, part of the `{package}` test suite fails.",
@@ -46,13 +48,14 @@ def patch_lines(patch: str) -> list[str]:
 def clean_message(message: str, forbidden: Sequence[str], folder: str = "") -> str:
     """The message without lines that quote the patch, squeezed to one short line.
 
-    Memory addresses and the folder the tests ran in are blanked, so the same bug always reads the same.
+    Memory addresses, the folder the tests ran in and pytest's temporary folder (which names the user
+    the sandbox ran the tests as) are blanked, so the same bug always reads the same.
     """
     kept = [line.strip() for line in message.splitlines() if not any(code in line for code in forbidden)]
     text = " ".join(line for line in kept if line)
     if folder:
         text = text.replace(folder.rstrip("/") + "/", "")
-    text = _CUT_ADDRESS.sub("...", _ADDRESS.sub("0x...", text))
+    text = _CUT_ADDRESS.sub("...", _ADDRESS.sub("0x...", _PYTEST_TMP.sub(PYTEST_TMP, text)))
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
