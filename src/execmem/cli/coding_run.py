@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from execmem.cli.boundary import EXIT_INCOMPLETE, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.coding_options import (
     ApiKeyEnvOption,
@@ -135,6 +135,7 @@ def run(
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
+    check_out_folder(cache_dir, "--cache-dir")
     chosen = chosen_executor(executor, ray_address)
     config = checked_config(_config, locals())
     try:
@@ -145,10 +146,11 @@ def run(
         fail(str(exc))
     metrics = run_with_progress(coding_run, out, quiet, chosen)
     episodes = metrics["episodes"]
-    say(
-        f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
-        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})"
+    title = f"{out}: {episodes['finished']}/{episodes['expected']} episodes"
+    scored = (
+        f", resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})" if episodes["finished"] else ""
     )
+    say(title + (scored or ": nothing scored"))
     check_complete(episodes, out / "infra_errors.jsonl")
 
 
@@ -201,7 +203,7 @@ def compare(
         document = reports[0] if len(reports) == 1 else {"solvers": reports}
         typer.echo(json.dumps({**document, **tables_document(tables)}, indent=2))
     else:
-        console = Console(width=max(Console().width, 160))  # wide tables stay readable in logs
+        console = StdoutConsole(width=max(Console().width, 160))  # wide tables stay readable in logs
         for report in reports:
             _print_report(report, console)
         print_tables(tables, console)

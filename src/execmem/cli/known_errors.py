@@ -6,6 +6,7 @@ from __future__ import annotations
 from execmem.agents.vehicle.conditions.memory_system import MemorySetupError
 from execmem.core.files import DamagedFileError
 from execmem.core.jsonl import JsonlError
+from execmem.llm.cache import CacheError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
@@ -45,6 +46,7 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     MissingExtraError,
     MemorySetupError,
     InfraError,
+    CacheError,
     EndpointError,
     ExecutorError,
     TokenizerError,

@@ -153,8 +153,13 @@ def run(
         trials=trials,
         prices=_price_dict(prices(price_in, price_out, prices_file)),
     )
+    if tokenizer != "auto":  # auto always has a counter (characters / 4 at worst)
+        from execmem.llm.token_counter import make_counter
+
+        make_counter(tokenizer, model)  # TokenizerError (a ValueError) now, not in the first episode
     folder = out or Path("runs") / f"vehicle-{slug(memory).strip('_')}-{slug(model).strip('_')}"
     check_out_folder(folder)
+    check_out_folder(cache_dir, "--cache-dir")
     chosen = chosen_executor(executor, ray_address)
     try:
         check_condition(memory)  # before anything is created

@@ -35,6 +35,10 @@ def request_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+class CacheError(ValueError):
+    """A cache file that cannot be used; the message names it and what to do."""
+
+
 class ResponseCache:
     """Raw chat-completion responses in one SQLite file (safe to share between runs)."""
 
@@ -45,12 +49,18 @@ class ResponseCache:
         self._pending: dict[str, str] = {}
         self._flushed_at = time.monotonic()
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
-        )
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
+            )
+        except sqlite3.DatabaseError as exc:  # a damaged file, or no SQLite file at all
+            raise CacheError(
+                f"{path}: not a readable response cache ({exc}); it only holds answers already "
+                "received: delete it (and its -wal/-shm files) and re-run, which asks for them again"
+            ) from None
 
     async def lookup(self, key: str) -> str | None:
         return self.get_text(key)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,9 @@ def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySyste
         raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
     except ValueError as exc:
         raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
+    except (sqlite3.Error, OSError) as exc:  # e.g. --memory-option path= a file that cannot be made
+        where = config.get("path", "its storage")
+        raise MemorySetupError(f"memory system {name!r}: cannot open {where} ({exc})") from exc
 
 
 @dataclass
