@@ -42,3 +42,22 @@ def vehicle_data() -> Path:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray instance with 2 CPUs, shared by one test module (starting one takes seconds)."""
+    ray = pytest.importorskip(
+        "ray", reason='the Ray executor\'s tests need its extra: pip install "execmem[ray]"'
+    )
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+def comparable_lines(path: Path, timing: tuple[str, ...]) -> list[str]:
+    """A run file's lines without the fields that measure time, sorted: what two runs of the same
+    episodes must agree on whatever order they finished in."""
+    return sorted(
+        json.dumps({k: v for k, v in r.items() if k not in timing}, sort_keys=True) for r in read_jsonl(path)
+    )

@@ -53,6 +53,7 @@ from execmem.cli.endpoint_options import (
     ToolChoice,
     ToolChoiceOption,
 )
+from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
 from execmem.runs.coding.compare import compare_runs, load_coding_run
@@ -129,10 +130,13 @@ def run(
     null_content: NullContentOption = NullContent.empty,
     probe: ProbeOption = True,
     tokenizer: TokenizerOption = "auto",
+    executor: ExecutorOption = ExecutorName.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
     check_out_folder(cache_dir, "--cache-dir")
+    chosen = chosen_executor(executor, ray_address)
     config = checked_config(_config, locals())
     try:
         from execmem.runs.coding.run import CodingRun  # the executor and its client: loaded only to run
@@ -140,7 +144,7 @@ def run(
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    metrics = run_with_progress(coding_run, out, quiet)
+    metrics = run_with_progress(coding_run, out, quiet, chosen)
     episodes = metrics["episodes"]
     title = f"{out}: {episodes['finished']}/{episodes['expected']} episodes"
     scored = (

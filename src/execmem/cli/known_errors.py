@@ -12,6 +12,7 @@ from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MissingExtraError
 from execmem.report.errors import ReportError
 from execmem.runs.episode_log import RunFolderError
+from execmem.runs.executors.base import ExecutorError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
@@ -47,6 +48,7 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     InfraError,
     CacheError,
     EndpointError,
+    ExecutorError,
     TokenizerError,
     TaskFileError,
     RecordError,

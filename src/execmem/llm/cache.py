@@ -14,7 +14,16 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+
+class Cache(Protocol):
+    """What the client needs of a response cache: this file's, or a cluster's (the Ray executor
+    keeps the run's file on the driver's node and answers its workers' lookups)."""
+
+    async def lookup(self, key: str) -> str | None: ...
+
+    def put_text(self, key: str, text: str) -> None: ...
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -53,12 +62,21 @@ class ResponseCache:
                 "received: delete it (and its -wal/-shm files) and re-run, which asks for them again"
             ) from None
 
+    async def lookup(self, key: str) -> str | None:
+        return self.get_text(key)
+
     def get_text(self, key: str) -> str | None:
         with self._lock:
             if key in self._pending:
                 return self._pending[key]
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    def keys(self) -> set[str]:
+        """Every key answered so far."""
+        with self._lock:
+            stored = {row[0] for row in self._db.execute("SELECT key FROM responses")}
+            return stored | set(self._pending)
 
     def put_text(self, key: str, text: str) -> None:
         with self._lock:
