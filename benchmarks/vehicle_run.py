@@ -29,9 +29,13 @@ from execmem.runs.vehicle.run import VehicleRun
 
 
 def start_server(latency: float, data: Path | None) -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "execmem.testing.fake_server", "--latency", str(latency), "--data"]
-    if data:
-        command.append(str(data))
+    """The scripted gold server, answering after ``latency`` seconds."""
+    return start_fake_server(["--latency", str(latency), "--data", *([str(data)] if data else [])])
+
+
+def start_fake_server(arguments: list[str]) -> tuple[subprocess.Popen, str]:
+    """``python -m execmem.testing.fake_server ARGUMENTS`` in its own process, and its base URL."""
+    command = [sys.executable, "-m", "execmem.testing.fake_server", *arguments]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline().strip()
     if not line.startswith("READY "):

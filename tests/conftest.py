@@ -56,3 +56,22 @@ def planted_memory(planted_memory_site, monkeypatch) -> str:
     """``--memory planted-records`` selectable for the test; the name to select it by."""
     monkeypatch.syspath_prepend(str(planted_memory_site))
     return "planted-records"
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray instance with 2 CPUs, shared by one test module (starting one takes seconds)."""
+    ray = pytest.importorskip(
+        "ray", reason='the Ray executor\'s tests need its extra: pip install "execmem[ray]"'
+    )
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+def comparable_lines(path: Path, timing: tuple[str, ...]) -> list[str]:
+    """A run file's lines without the fields that measure time, sorted: what two runs of the same
+    episodes must agree on whatever order they finished in."""
+    return sorted(
+        json.dumps({k: v for k, v in r.items() if k not in timing}, sort_keys=True) for r in read_jsonl(path)
+    )

@@ -103,6 +103,20 @@ CODING = ["coding", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"
         (["vehicle", "audit", "--memory", "bm25", "--top-k", "9" * 60], "'--top-k'"),
         (["vehicle", "audit", "--memory", "bm25", "--scenarios", ","], "'--scenarios'"),
         (["vehicle", "audit", "--memory", "bm25", "--memory-option", "novalue"], "--memory-option"),
+        (
+            [*RUN, "--memory", "bm25", "--memory-option", "k1=" + "9" * 5000],
+            "--memory-option: k1: an integer",
+        ),
+        (
+            [*RUN, "--memory", "bm25", "--memory-option", "k1=" + "[" * 100_000],
+            "--memory-option: k1: JSON nested",
+        ),
+        (
+            [*RUN, "--memory", "bm25", "--memory-option", "k1=NaN"],
+            "--memory-option: k1: NaN is not a JSON number",
+        ),
+        ([*RUN, "--tokenizer", "nosuch"], "--tokenizer 'nosuch': not auto, chars"),
+        ([*RUN, "--tokenizer", "tiktoken:nosuch"], "cannot load the nosuch encoding"),
         ([*CODING, "--seeds", "0"], "'--seeds'"),
         ([*CODING, "--time-limit", "nan"], "'--time-limit': nan is not a finite number"),
         ([*CODING, "--concurrency", "0"], "'--concurrency'"),
@@ -114,11 +128,16 @@ CODING = ["coding", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"
         ([*CODING, "--memory", "bm25", "--top-k", "0"], "'--top-k'"),
         ([*CODING, "--memory", "bm25", "--top-k", "21"], "'--top-k'"),
         ([*CODING, "--memory", "bm25", "--query", "gold"], "'--query'"),
+        ([*CODING, "--memory", "bm25", "--executor", "ray"], "'--executor': a memory system's run (Layer B)"),
         (["coding", "compare", "a", "b", "--n-resamples", "0"], "'--n-resamples'"),
         (["coding", "report", "nothing"], "nothing is not a coding run folder: manifest.json is missing"),
         (["coding", "report", ".", "--permutations", "0"], "'--permutations'"),
         (["coding", "report", ".", "--sieve", "nothing"], "--sieve nothing is not a folder"),
         (["coding", "given-files", "nothing", "--out", "g"], "nothing is not a coding run folder"),
+        (["coding", "build-tasks", "--out", "t.jsonl", "--repos", ","], "'--repos': ',' names nothing"),
+        (["coding", "build-tasks", "--out", "."], "--out . is a folder; give a file name"),
+        (["coding", "validate", "tasks.jsonl", "--only", ","], "'--only': ',' names nothing"),
+        (["coding", "validate", "tasks.jsonl", "--stats", "."], "--stats . is a folder"),
         (["vehicle", "run", "--model", "m", "--bogus"], "No such option: --bogus"),
     ],
 )
@@ -180,3 +199,15 @@ def test_arguments_that_are_not_utf8_are_refused_before_anything(tmp_path, monke
     result = invoke(*RUN, "--model", "gpt\udcff", "--out", tmp_path / "out")  # how Python keeps a byte 0xff
     assert_one_line_error(result, "argument 9 (gpt\\udcff) is not UTF-8 text")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_given_as_cache_folder(tmp_path):
+    (tmp_path / "a-file").write_text("keep")
+    result = invoke(*RUN, "--cache-dir", tmp_path / "a-file", "--out", tmp_path / "out")
+    assert_one_line_error(result, f"--cache-dir {tmp_path / 'a-file'} is a file; give a folder")
+    assert not (tmp_path / "out").exists() and (tmp_path / "a-file").read_text() == "keep"
+
+
+def test_a_memory_store_that_cannot_be_opened_is_one_line(tmp_path):
+    args = [*RUN, "--memory", "bm25", "--memory-option", f"path={tmp_path / 'no' / 'such' / 'x.sqlite'}"]
+    assert_one_line_error(invoke(*args, "--out", tmp_path / "out"), "memory system 'bm25': cannot open")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,15 @@ def test_damaged_run_is_named(runs, tmp_path):
     assert_one_line_error(
         invoke("vehicle", "compare", folder, folder), f"{folder}/config.json: not readable JSON"
     )
+
+
+def test_a_table_into_a_closed_pipe_exits_quietly(runs):
+    """rich turns a closed pipe into exit 1 ("incomplete"); it must be 141, as for | head."""
+    from tests.cli.conftest import execmem
+
+    gold, none = runs / "vehicle-gold-a-long-model-name-v1", runs / "vehicle-none-a-long-model-name-v1"
+    process = execmem("vehicle", "compare", gold, none, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the first table
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert (process.returncode, stderr) == (141, b"")

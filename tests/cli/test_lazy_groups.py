@@ -46,3 +46,12 @@ def test_a_coding_command_loads_its_group():
         "execmem.cli.coding",
         "execmem.cli.coding_run",
     } <= loaded and "execmem.cli.vehicle_run" not in loaded
+
+
+def test_the_cli_runs_without_click_installed():
+    """typer >= 0.22 carries its own click and no longer installs it: a fresh `pip install -e .`
+    has no click, and `import click` made every command fail with ModuleNotFoundError."""
+    probe = "import sys; sys.modules['click'] = None\n" + PROBE.format(args=["vehicle", "--help"])
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0 and "ModuleNotFoundError" not in done.stderr, done.stderr[-2000:]
+    assert "replay" in done.stdout

@@ -163,3 +163,12 @@ def test_folder_a_run_was_killed_in_before_its_config_is_resumed(tmp_path, oracl
         result = invoke(*_run_args(server.base_url, folder))
     assert result.exit_code == 0, result.output
     assert len(complete_records(folder / "episodes.jsonl")) == 10
+
+
+def test_a_damaged_response_cache_is_refused_with_what_to_do(finished, tmp_path):
+    folder = _copy(finished, tmp_path)
+    (folder / "responses.sqlite").write_bytes(b"not a database at all " * 200)
+    before = (folder / "episodes.jsonl").read_bytes()
+    result = invoke(*_run_args("http://127.0.0.1:9/v1", folder))
+    assert_one_line_error(result, f"{folder}/responses.sqlite: not a readable response cache", "delete it")
+    assert (folder / "episodes.jsonl").read_bytes() == before

@@ -42,3 +42,49 @@ CONFIGS = {
     "setup.cfg": "[tool:pytest]\naddopts = -p flip\n",
     "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p flip"\n',
 }
+
+# From library code: flips every report through pytest's public API (no "_pytest", no hook names).
+PATCH_REPORTS = """
+def _flip():
+    import sys
+
+    reports = sys.modules["py" + "test"].TestReport
+    original = reports.from_item_and_call.__func__
+
+    def forged(cls, item, call):
+        report = original(cls, item, call)
+        report.outcome, report.longrepr = "passed", None
+        return report
+
+    reports.from_item_and_call = classmethod(forged)
+
+
+_flip()
+"""
+
+# A module at the repository root named like one pytest imports at start-up (python -m pytest puts
+# the working directory first on sys.path): it loads the real one, then flips reports like the above
+# once the library is imported.
+SHADOW_DEPENDENCY = """
+import builtins as _builtins, importlib as _importlib, os as _os, sys as _sys
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+_saved = list(_sys.path)
+_sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") != _here]
+del _sys.modules[__name__]
+_sys.modules[__name__] = _importlib.import_module(__name__)
+_sys.path[:] = _saved
+_import = _builtins.__import__
+
+
+def _hooked(name, *args, **kwargs):
+    module = _import(name, *args, **kwargs)
+    if name == "alpha.core" and "py" + "test" in _sys.modules:
+        _builtins.__import__ = _import
+        exec(FLIP_REPORTS)
+    return module
+
+
+_builtins.__import__ = _hooked
+"""
+SHADOW_DEPENDENCY = SHADOW_DEPENDENCY.replace("FLIP_REPORTS", repr(PATCH_REPORTS))

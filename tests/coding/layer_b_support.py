@@ -55,12 +55,19 @@ def run_system(
     folder: Path, tasks_file: Path, base_url: str, name: str, history_dir: Path, seeds: int = 4, **options
 ) -> CodingRun:
     """Run (or resume) a Layer B run in-process; the run object (its ``memories.system`` is the system)."""
+    run = system_run(folder, tasks_file, base_url, name, history_dir, seeds, **options)
+    asyncio.run(run.run())
+    return run
+
+
+def system_run(
+    folder: Path, tasks_file: Path, base_url: str, name: str, history_dir: Path, seeds: int = 4, **options
+) -> CodingRun:
+    """A Layer B run opened on its folder, not yet run."""
     system = SystemMemoryConfig(name=name, history_dir=history_dir, **options.pop("system", {}))
     model = ModelConfig(
         model=options.pop("model", "planted"), base_url=base_url, backoff_base_s=0.01, timeout_s=10.0
     )
     config = CodingRunConfig(model=model, tasks_file=tasks_file, memory="system", system=system, seeds=seeds,
                              solver=SolverConfig(max_steps=4), **options)  # fmt: skip
-    run = CodingRun(config, folder)
-    asyncio.run(run.run())
-    return run
+    return CodingRun(config, folder)

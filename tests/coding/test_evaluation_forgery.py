@@ -17,7 +17,7 @@ from execmem.suites.coding.tasks import load_tasks
 from execmem.suites.coding.venvs import VenvCache
 from execmem.suites.coding.workspace import Episode, prepare_episode
 from tests.coding.conftest import needs_bwrap
-from tests.coding.forgeries import CONFIGS, FLIP_HOOK, REWRITE_REPORT
+from tests.coding.forgeries import CONFIGS, FLIP_HOOK, PATCH_REPORTS, REWRITE_REPORT, SHADOW_DEPENDENCY
 from tests.coding.paired_support import GOOD, make_tasks
 
 pytestmark = needs_bwrap
@@ -80,8 +80,10 @@ def test_code_that_rewrites_the_junit_report_is_suspect(episode, exit_clean):
     evaluation = evaluate(episode.task, episode)
     assert not evaluation.resolved and evaluation.suspect, evaluation.to_dict()
     assert evaluation.outcomes["tests/test_core.py::test_double"] == "passed"  # the forgery did land...
-    reason = "pytest's summary" if exit_clean else "pytest exited with 1"
-    assert any(reason in text for text in evaluation.suspect_reasons), evaluation.suspect_reasons
+    reasons = ["the control test, which always fails, is reported as passed", "pytest's summary"]
+    reasons += ["pytest exited with 0"] if exit_clean else []
+    for reason in reasons:
+        assert any(reason in text for text in evaluation.suspect_reasons), evaluation.suspect_reasons
 
 
 def test_a_report_planted_at_the_old_fixed_path_is_ignored(episode, task):
@@ -109,3 +111,25 @@ def test_sitecustomize_on_the_path_is_not_scored(episode, tmp_path: Path):
     write(episode, "sitecustomize.py", "import os\nos._exit(0)\n")
     evaluation = evaluate(episode.task, episode)
     assert evaluation.dropped_paths == ["sitecustomize.py"] and not evaluation.resolved
+
+
+CONTROL_REWRITTEN = "the control test, which always fails, is reported as passed"
+
+
+def test_library_code_that_flips_every_report_is_caught_by_the_control(episode):
+    with open(Path(episode.repo) / "alpha" / "core.py") as handle:
+        buggy = handle.read()
+    write(episode, "alpha/core.py", buggy + PATCH_REPORTS)
+    evaluation = evaluate(episode.task, episode)
+    assert evaluation.outcomes["tests/test_core.py::test_double"] == "passed"  # the forgery did land...
+    assert not evaluation.resolved and evaluation.suspect, evaluation.to_dict()
+    assert any(CONTROL_REWRITTEN in text for text in evaluation.suspect_reasons), evaluation.suspect_reasons
+    assert set(evaluation.outcomes) == set(episode.task.test_ids())  # the control is not an outcome
+
+
+def test_a_module_shadowing_a_pytest_dependency_is_caught_by_the_control(episode):
+    write(episode, "iniconfig.py", SHADOW_DEPENDENCY)
+    evaluation = evaluate(episode.task, episode)
+    assert evaluation.outcomes["tests/test_core.py::test_double"] == "passed"  # the forgery did land...
+    assert not evaluation.resolved and evaluation.suspect, evaluation.to_dict()
+    assert any(CONTROL_REWRITTEN in text for text in evaluation.suspect_reasons), evaluation.suspect_reasons

@@ -17,13 +17,14 @@ from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.layer_b.ingest import user_space
 from execmem.runs.coding.sieve.history_items import eligible_history
 from execmem.runs.episode_log import RunFolderError
+from execmem.runs.executors.base import ExecutorError
 from execmem.runs.identity import CompareError
 from execmem.suites.coding.tasks import load_tasks
 from execmem.testing.coding_policies import issue_of
 from execmem.testing.fake_server import FakeServer
 from execmem.testing.planted_coding_solver import PlantedSolver
 from tests.coding.conftest import needs_bwrap
-from tests.coding.layer_b_support import run_system
+from tests.coding.layer_b_support import run_system, system_run
 from tests.coding.paired_support import run_condition
 from tests.coding.sieve_support import PLANTS, make_sieve_tasks, run_sieve, sieve_config
 
@@ -197,3 +198,11 @@ def test_the_command_line_runs_a_memory_system_with_its_options(layer_b, tmp_pat
     assert block["options"] == {"collection": "layerb"} and block["describe"]["collection"] == "layerb"
     entry = memory_of(out)[TARGET]
     assert entry["query"] == layer_b.tasks[TARGET].problem_statement.splitlines()[0] and entry["chars"] <= 100
+
+
+def test_a_system_run_is_not_sent_to_workers(layer_b, tmp_path):
+    run = system_run(tmp_path / "ray", layer_b.tasks_file, "http://127.0.0.1:9", "bm25", layer_b.sieve,
+                     frozen_file=layer_b.frozen)  # fmt: skip
+    with pytest.raises(ExecutorError, match="runs in this process"):
+        run.worker_copy()  # what an executor with workers elsewhere sends them
+    run.memories.close()

@@ -63,6 +63,15 @@ def test_run_options_are_checked_before_anything_runs(tmp_path):
     assert missing.exit_code == 2 and "--tasks" in missing.output and "not a file" in missing.output
     zero = CliRunner().invoke(app, [*base, "--tasks", "builtin", "--limit", "0"])
     assert zero.exit_code == 2 and "--limit" in zero.output
+    nothing = CliRunner().invoke(app, [*base, "--tasks", "builtin", "--only", ","])  # ran all 48
+    assert nothing.exit_code == 2 and "'--only': ',' names nothing" in nothing.output
+    (tmp_path / "empty.jsonl").write_text("\n\n")
+    empty = CliRunner().invoke(app, [*base, "--tasks", str(tmp_path / "empty.jsonl")])  # ran 0 of 0
+    assert empty.exit_code == 2 and "empty.jsonl: holds no task" in empty.output
+    (tmp_path / "a-file").write_text("keep")
+    cache = CliRunner().invoke(app, [*base, "--tasks", "builtin", "--cache-dir", str(tmp_path / "a-file")])
+    assert cache.exit_code == 2 and f"--cache-dir {tmp_path / 'a-file'} is a file" in cache.output
+    assert not (tmp_path / "out").exists()
 
 
 def fake_run(role: str, n_targets: int, resolved: np.ndarray) -> CodingRunData:
@@ -100,3 +109,25 @@ def test_suspect_episodes_never_count_as_resolved_and_are_counted_apart():
     assert report["conditions"]["record"]["evaluation_suspect"] == 1
     assert report["conditions"]["record"]["resolved_rate"] == pytest.approx(19 / 20)
     assert report["effects"][0]["lost"] == 1
+
+
+@needs_bwrap
+def test_a_run_where_no_episode_finished_says_nothing_scored(tmp_path):
+    from execmem.testing.fake_server import FakeServer, Fault
+    from tests.coding.paired_support import make_tasks
+
+    tasks = make_tasks(tmp_path, pkgs=("alpha",))
+    with FakeServer(lambda body: Fault(500)) as server:
+        args = ["run", "--tasks", str(tasks), "--only", "alpha__double", "--model", "fake", "--seeds", "1"]
+        args += [
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+            "--max-retries",
+            "0",
+        ]
+        done = CliRunner().invoke(app, args)
+    assert done.exit_code == 1, done.output
+    assert f"{tmp_path / 'run'}: 0/1 episodes: nothing scored" in done.output and "0.000" not in done.output

@@ -266,7 +266,7 @@ def test_bwrap_argv_has_the_promised_isolation(tmp_path):
         "--disable-userns",
         "--cap-drop ALL",
         "--nproc=",
-        "--as=4294967296",
+        f"--as={1536 * 1024 * 1024}",
     ):
         assert flag in joined, flag
     assert "--die-with-parent" in argv and "--new-session" in argv and "--clearenv" in argv

@@ -7,6 +7,7 @@ must fail; afterwards the sandbox still works.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import socket
@@ -22,6 +23,7 @@ from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.sandbox.bubblewrap import BubblewrapSandbox
 from execmem.suites.coding.sandbox.config import SandboxConfig
 from execmem.suites.coding.sandbox.launcher import Identity
+from execmem.suites.coding.venvs import Venv
 from tests.coding.conftest import needs_bwrap
 
 pytestmark = needs_bwrap
@@ -201,3 +203,25 @@ def test_a_harness_that_is_not_root_gets_the_same_jail(user_folder):
     assert done.stdout.split() == ["CapEff:", "0000000000000000", "CapBnd:", "0000000000000000", "1"]
     assert "must be superuser" in done.stderr and "cannot access '/work'" in done.stderr
     assert (folder / "made").stat().st_uid == 65534
+
+
+def test_installed_packages_of_the_interpreter_and_the_system_are_hidden(tmp_path, folders):
+    """A task's library may be installed at its fixed version beside the interpreter (here:
+    python-dateutil in the base interpreter's site-packages), or execmem with its task file."""
+    env = tmp_path / "env"
+    (env / "venv").mkdir(parents=True)
+    (env / "venv" / "pyvenv.cfg").write_text(f"home = {Path(sys.base_prefix).resolve() / 'bin'}\n")
+    venv = Venv(env, 0.0, reused=True)
+    config = SandboxConfig(readonly_paths=venv.readonly_paths(), hidden_paths=venv.hidden_paths())
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    prefix = Path(sys.base_prefix).resolve()
+    base_site = prefix / "lib" / version / "site-packages"
+    system_site = [Path(p) for p in glob.glob("/usr/lib/python3*/*-packages") if any(Path(p).iterdir())]
+    assert any(base_site.iterdir()) and (base_site in venv.hidden_paths() or prefix.is_relative_to("/usr"))
+    listed = " ".join(str(path) for path in [base_site, *system_site])
+    stdlib = prefix / "lib" / version / "os.py"
+    command = f"ls -A {listed} | grep -v ':$' | grep -c . ; touch {base_site}/planted; ls {stdlib}"
+    result = run(BubblewrapSandbox(config), command, folders[0])
+    assert result.stdout.splitlines()[0] == "0", result.stdout  # every package folder looks empty
+    assert "Read-only file system" in result.stderr and not (base_site / "planted").exists()
+    assert result.stdout.splitlines()[1].endswith("os.py")  # the standard library is still there

@@ -54,6 +54,12 @@ def test_process_cap_stops_a_fork_loop(tmp_path):
     still_works(box, tmp_path)
 
 
+def test_the_default_limits_refuse_a_2_gb_allocation(tmp_path):
+    result = BubblewrapSandbox().run("python3 -c 'b = bytearray(2 * 10**9); print(len(b))'", tmp_path, 30)
+    assert result.exit_code != 0 and "MemoryError" in result.stderr, result.stdout
+    still_works(BubblewrapSandbox(), tmp_path)
+
+
 def test_address_space_cap_refuses_a_large_allocation(tmp_path):
     box = capped(address_space_mib=1024)
     result = box.run("python3 -c 'b = bytearray(2 * 1024**3); print(len(b))'", tmp_path, 30)

@@ -76,3 +76,16 @@ def test_coding_run_stops_with_one_line_when_the_endpoint_cannot_serve_it(tmp_pa
     assert complete_records(tmp_path / "refused" / "infra_errors.jsonl") == [] and len(server.requests) <= 4
     bad = _coding_run(tasks_file, "http://x/v1", tmp_path / "bad", "--tokenizer", "tiktoken:nope")
     assert bad.exit_code == 2 and "cannot load the nope encoding" in bad.output
+
+
+def test_text_that_is_not_unicode_is_the_models_and_the_episode_is_scored(tmp_path):
+    """Lone surrogates (valid JSON escapes that pair with nothing) become U+FFFD; NaN is no argument."""
+    replies = [Reply(tool_calls=[ToolCallSpec("bash", '{"command": "echo \\ud800 lone"}')]),
+               Reply(content="thinking \udc80", tool_calls=[ToolCallSpec("bash", '{"command": "ls"}')]),
+               Reply(tool_calls=[ToolCallSpec("bash", '{"command": NaN}')]),
+               bash("echo EXECMEM_SUBMIT")]  # fmt: skip
+    result, steps, requests = run_solver(scripted(replies), tmp_path)
+    assert result.end_reason == "submitted" and result.errors == {"malformed_arguments": 1}
+    assert "\ufffd lone" in steps[0]["tool_results"][0]["output"]
+    json.dumps(steps, ensure_ascii=False).encode("utf-8")  # every step can be written down
+    json.dumps(requests[-1], ensure_ascii=False).encode("utf-8")  # and was sent back

@@ -105,6 +105,24 @@ def test_git_history_cannot_be_rewritten_by_the_agent(episode):
     assert "+x" in episode.diff()
 
 
+def test_a_nested_repository_and_a_huge_file_are_left_out_and_the_fix_still_scores(episode):
+    """``git init sub`` made git refuse the whole diff (the episode became a crash); a 200 MB file
+    took the harness 875 MB and 86 s to score."""
+    fix = "sed -i '2s/return a - b/return a + b/' calc/__init__.py"
+    nested = (
+        "git init -q scratch && echo x > scratch/notes.txt && mkdir linked && echo 'gitdir: /x' > linked/.git"
+    )
+    huge = "head -c 9M /dev/zero > data.bin && head -c 100 /dev/zero > small.bin"
+    assert episode.run(f"{fix} && {nested} && {huge}").ok
+    assert episode.left_out() == ["data.bin", "linked", "scratch"]
+    diff = episode.diff()
+    assert "+    return a + b\n" in diff and "small.bin" in diff
+    assert "scratch" not in diff and "linked" not in diff and "data.bin" not in diff
+    evaluation = evaluate(episode.task, episode)
+    assert evaluation.resolved, evaluation.to_dict()
+    assert {"data.bin", "linked", "scratch"} <= set(evaluation.dropped_paths)
+
+
 def test_gold_answers_are_out_of_sight(pristine, env_cache, tmp_path):
     """Nothing outside the allow-list is there: not the task file, the upstream copy, nor execmem."""
     task_folder = tmp_path / "tasks"
@@ -151,7 +169,8 @@ def test_validate_task_accepts_good_and_rejects_broken_tasks(pristine, env_cache
 
 
 def test_validate_task_names_a_gold_run_whose_report_is_suspect(pristine, env_cache, tmp_path):
-    echo_summary = pytest_command(["tests"]) + " && echo '2 passed in 0.01s'"  # a second summary line
+    # a second summary line, pytest's exit code kept
+    echo_summary = pytest_command(["tests"]) + "; status=$?; echo '2 passed in 0.01s'; exit $status"
     check = validate_task(make_task(pristine, test_cmd=echo_summary), tmp_path, env_cache)
     assert not check.ok and check.failing_before == 1
     assert check.reason == "gold test run is suspect: pytest's output has 2 summary lines, expected one"

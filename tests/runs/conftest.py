@@ -24,12 +24,13 @@ def oracle(questions):
     return OraclePolicy(questions)
 
 
-def run_vehicle(folder: Path, base_url: str, data: Path, **options) -> dict:
-    """Run (or resume) a vehicle run in-process and return its metrics."""
+def run_vehicle(folder: Path, base_url: str, data: Path, executor=None, on_episode=None, **options) -> dict:
+    """Run (or resume) a vehicle run in-process (on ``executor``, default this process) and return
+    its metrics."""
     model_options = {"model": "fake", "base_url": base_url, "backoff_base_s": 0.01, "timeout_s": 2.0}
     model_options |= options.pop("model_options", {})
     config = VehicleRunConfig(model=ModelConfig(**model_options), data_dir=data, **options)
-    return asyncio.run(VehicleRun(config, folder).run())
+    return asyncio.run(VehicleRun(config, folder).run(on_episode, executor))
 
 
 def scores(metrics: dict) -> dict:

@@ -180,8 +180,13 @@ def test_no_text_written_to_disk_holds_the_key(tmp_path, oracle, vehicle_data, m
 
 @pytest.mark.parametrize(
     "arguments",
-    ["[" * 100_000, '{"level": ' + "9" * 5000 + "}", '{"level": ' + "[" * 500 + "]" * 500 + "}"],
-    ids=["nested-100k", "5000-digits", "nested-500"],
+    [
+        "[" * 100_000,
+        '{"level": ' + "9" * 5000 + "}",
+        '{"level": ' + "[" * 500 + "]" * 500 + "}",
+        '{"level": NaN}',
+    ],
+    ids=["nested-100k", "5000-digits", "nested-500", "nan"],
 )
 def test_monstrous_tool_arguments_are_model_errors_in_a_scored_episode(tmp_path, vehicle_data, arguments):
     def policy(body):

@@ -150,7 +150,7 @@ def test_trials_share_one_connection_limit(tmp_path, vehicle_data):
     try:
         models = list(run.trial_models.values())
         assert [m.config.seed for m in models] == [None, 1, 2]
-        assert all(m._slots is run.model._slots and m._transport is run.model._transport for m in models)
+        assert all(m._limit is run.model._limit and m._transport is run.model._transport for m in models)
     finally:
         run.store.close()
         run.cache.close()

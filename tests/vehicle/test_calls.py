@@ -48,6 +48,22 @@ def test_call_objects_and_openai_arguments():
         parse_calls(["f(a=1)", {"args": {}}])
 
 
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ('{"a": ' + "9" * 5000 + "}", "an integer has 5000 digits"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested deeper than 100 levels"),
+        ('{"a": NaN}', "NaN is not a JSON number"),
+        ('{"a": "\\udc80"}', "lone surrogate"),
+    ],
+    ids=["5000-digits", "nested-100k", "nan", "surrogate"],
+)
+def test_openai_arguments_are_read_as_safely_as_input_files(arguments, reason):
+    with pytest.raises(CallSyntaxError) as info:
+        parse_calls([{"name": "f", "arguments": arguments}])
+    assert str(info.value).startswith("calls[0]: 'arguments' of f: ") and reason in str(info.value)
+
+
 def test_key_is_order_independent():
     assert parse_call_string("f(a=1, b=2)").key() == parse_call_string("f(b=2, a=1)").key()
     assert parse_call_string("f(a=1)").key() != parse_call_string("f(a=1.0)").key()

@@ -216,7 +216,9 @@ def test_connection_refused_says_offline(unused_port_url: str, tmp_path: Path) -
     with pytest.raises(FetchError) as caught:
         release.fetch(dest, source="github", url=unused_port_url, timeout=5)
     message = str(caught.value)
-    assert "seems offline" in message and "--data DIR" in message and "\n" not in message
+    assert (
+        "seems offline" in message and "set EXECMEM_VEHICLE_DATA to a copy" in message and "\n" not in message
+    )
     assert not dest.exists()
 
 
@@ -234,7 +236,7 @@ def test_auto_reports_both_failures(
         release.fetch(tmp_path / "release", url=unused_port_url, timeout=5)
     message = str(caught.value)
     assert "github: " in message and "seems offline" in message
-    assert "hf: " in message and "pip install execmem[hf]" in message
+    assert "hf: " in message and 'pip install "execmem[hf]"' in message
 
 
 def test_hf_source_picks_files_out_of_the_snapshot(
@@ -378,3 +380,12 @@ def test_cli_fetch_keeps_a_verified_configured_copy(
     monkeypatch.setenv("EXECMEM_VEHICLE_DATA", str(clean_env / "missing"))
     offline = runner.invoke(app, ["data", "fetch", "vehicle", "--url", unused_port_url])
     assert offline.exit_code == 1 and "seems offline" in offline.stderr
+
+
+def test_cli_fetch_refuses_a_file_as_destination(clean_env: Path) -> None:
+    clean_env.mkdir()
+    blocker = clean_env / "occupied"
+    blocker.write_text("keep me")
+    result = runner.invoke(app, ["data", "fetch", "vehicle", "--dest", str(blocker)])
+    assert result.exit_code == 2 and f"--dest {blocker} is a file; give a folder" in result.stderr
+    assert blocker.read_text() == "keep me"

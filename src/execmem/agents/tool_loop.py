@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from execmem.core.jsonl import without_lone_surrogates
 from execmem.core.protocols import Environment, Model, ModelReply, ToolRequest, Usage
 from execmem.core.tokens import estimate_tokens
 from execmem.llm.errors import ContextOverflow
@@ -139,12 +140,17 @@ def parse_arguments(text: str) -> dict[str, Any] | None:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # bad JSON, a 5,000-digit integer, nesting 100k deep
+        value = json.loads(text, parse_constant=_not_a_number)
+    except (ValueError, RecursionError):  # bad JSON, a 5,000-digit integer, nesting 100k deep, NaN
         return None
     if not isinstance(value, dict) or _depth(value) > MAX_ARGUMENT_DEPTH:
         return None
-    return value
+    return without_lone_surrogates(value)  # "\\ud800" in the arguments' JSON: text made runnable
+
+
+def _not_a_number(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON: a tool never takes them, and they could not be written down."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _depth(value: Any) -> int:

@@ -37,6 +37,15 @@ EXIT_PIPE_CLOSED = 141
 _USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 _PASS_THROUGH = (_USAGE_ERROR, typer.Exit, typer.Abort)
 
+
+class StdoutConsole(Console):
+    """A rich console on stdout whose closed pipe reaches the boundary (exit 141, quietly): rich's own
+    handler turns it into ``SystemExit(1)``, which reads as "finished, but incomplete"."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 _argv: list[str] = []
 _debug = {"on": False}

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from execmem.cli.common import fail, open_output
+from execmem.cli.common import check_out_file, comma_list, fail, open_output
 from execmem.suites.coding.builder.build import BuildConfig, BuildError, TaskBuilder
 from execmem.suites.coding.builder.stats import RepoStats
 from execmem.suites.coding.builder.validation import TaskCheck, validate_task
@@ -21,7 +21,7 @@ from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.pypi import SdistError
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.sources import SourceError
-from execmem.suites.coding.tasks import CodingTask, TaskFileError, dump_tasks, load_tasks
+from execmem.suites.coding.tasks import CodingTask, TaskFileError, dump_tasks, load_tasks, select_tasks
 from execmem.suites.coding.venvs import VenvBuildError, VenvCache
 from execmem.suites.coding.workspace import EpisodeError
 
@@ -68,7 +68,9 @@ def build_tasks(
     stats: StatsOption = None,
 ) -> None:
     """Download the pinned sdists, inject bugs their tests catch, validate each task, write them."""
-    names = [name.strip() for name in repos.split(",") if name.strip()]
+    names = comma_list(repos, "--repos", "toolz,parse")
+    check_out_file(out)
+    check_out_file(stats, "--stats")
     config = BuildConfig(
         seed=seed, per_repo=per_repo, families_per_repo=families, repos=names, unsafe_local=unsafe_local
     )
@@ -93,12 +95,12 @@ def validate(
     stats: StatsOption = None,
 ) -> None:
     """Re-check every task: the unpatched copy fails as recorded, the gold patch resolves it."""
+    wanted = comma_list(only, "--only", "toolz-0.12.1__bug-01,parse-1.20.2__bug-02")
+    check_out_file(stats, "--stats")
     try:
-        tasks = load_tasks(tasks_file)
+        tasks = select_tasks(load_tasks(tasks_file), wanted, None)
     except _ERRORS as exc:
         fail(str(exc))
-    wanted = {name.strip() for name in only.split(",") if name.strip()}
-    tasks = [task for task in tasks if not wanted or task.instance_id in wanted]
     env_cache = VenvCache(cache_root() / "envs")
     checks: list[TaskCheck] = []
     with tempfile.TemporaryDirectory(prefix="execmem-validate-") as scratch:

@@ -13,7 +13,7 @@ import typer
 from pydantic import ValidationError
 
 from execmem.agents.coding.config import SolverConfig
-from execmem.cli.common import fail, finite
+from execmem.cli.common import comma_list, fail, finite
 from execmem.core.pydantic_errors import first_error
 from execmem.llm.config import ModelConfig
 from execmem.llm.token_counter import TokenizerError, make_counter
@@ -74,7 +74,7 @@ def checked_config(build: Callable[..., Any], options: dict[str, Any]) -> Any:
 
 
 def only_ids(only: str) -> list[str]:
-    return [name.strip() for name in only.split(",") if name.strip()]
+    return comma_list(only, "--only", "toolz-0.12.1__bug-01,parse-1.20.2__bug-02")
 
 
 def model_config(o: SimpleNamespace) -> ModelConfig:

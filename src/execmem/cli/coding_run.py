@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from execmem.cli.boundary import EXIT_INCOMPLETE, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.coding_memory import (
     HistoryOption,
@@ -60,6 +60,7 @@ from execmem.cli.endpoint_options import (
     ToolChoice,
     ToolChoiceOption,
 )
+from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
 from execmem.cli.memory_options import MemoryOptionsOption
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
@@ -71,6 +72,7 @@ from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.report_tables import tables_document
+from execmem.suites.coding.conditions import CONDITIONS
 from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.given import GivenFileError
 from execmem.suites.coding.records import RecordError, RecordPolicy
@@ -138,9 +140,18 @@ def run(
     null_content: NullContentOption = NullContent.empty,
     probe: ProbeOption = True,
     tokenizer: TokenizerOption = "auto",
+    executor: ExecutorOption = ExecutorName.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
+    check_out_folder(cache_dir, "--cache-dir")
+    if memory not in CONDITIONS and executor is not ExecutorName.local:  # its system stays in this process
+        raise typer.BadParameter(
+            "a memory system's run (Layer B) runs in this process: use --executor local",
+            param_hint="'--executor'",
+        )
+    chosen = chosen_executor(executor, ray_address)
     config = checked_config(_config, locals())
     try:
         from execmem.runs.coding.run import CodingRun  # the executor and its client: loaded only to run
@@ -148,12 +159,13 @@ def run(
         coding_run = CodingRun(config, out.resolve())
     except _RUN_ERRORS as exc:
         fail(str(exc))
-    metrics = run_with_progress(coding_run, out, quiet)
+    metrics = run_with_progress(coding_run, out, quiet, chosen)
     episodes = metrics["episodes"]
-    say(
-        f"{out}: {episodes['finished']}/{episodes['expected']} episodes, "
-        f"resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})"
+    title = f"{out}: {episodes['finished']}/{episodes['expected']} episodes"
+    scored = (
+        f", resolved {metrics['resolved']} ({metrics['resolved_rate']:.3f})" if episodes["finished"] else ""
     )
+    say(title + (scored or ": nothing scored"))
     check_complete(episodes, out / "infra_errors.jsonl")
 
 
@@ -208,7 +220,7 @@ def compare(
         document = reports[0] if len(reports) == 1 else {"solvers": reports}
         typer.echo(json.dumps({**document, **tables_document(tables)}, indent=2))
     else:
-        console = Console(width=max(Console().width, 160))  # wide tables stay readable in logs
+        console = StdoutConsole(width=max(Console().width, 160))  # wide tables stay readable in logs
         for report in reports:
             _print_report(report, console)
         print_tables(tables, console)

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from execmem.cli import coding_options as opt
 from execmem.cli import endpoint_options as endpoint
-from execmem.cli.boundary import EXIT_INCOMPLETE, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import check_out_folder, fail
 from execmem.cli.tables import print_tables
@@ -121,7 +121,7 @@ def _run(pipeline, out: Path, as_json: bool) -> None:
         typer.echo(json.dumps(document, indent=2))
     else:
         tables = [ReportTable(**table) for table in document["tables"]]
-        print_tables(tables, Console(width=max(Console().width, 160)))
+        print_tables(tables, StdoutConsole(width=max(Console().width, 160)))
     say(f"{out}: {len(document['kept'])} targets kept; frozen benchmark file {out / 'frozen.jsonl'}")
 
 
@@ -153,4 +153,4 @@ def _print_plan(rows: list[dict]) -> None:
         table.add_row(
             row["stage"], row["work"], str(row["episodes_at_most"]), str(row["model_calls_at_most"])
         )
-    Console(width=max(Console().width, 140)).print(table)
+    StdoutConsole(width=max(Console().width, 140)).print(table)

@@ -21,6 +21,7 @@ __all__ = [
     "DataOption",
     "check_out_file",
     "check_out_folder",
+    "comma_list",
     "fail",
     "finite",
     "open_output",
@@ -51,6 +52,15 @@ def open_output(path: Path | None, option: str = "--out") -> Iterator[TextIO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path) as handle:
         yield handle
+
+
+def comma_list(text: str, option: str, example: str) -> list[str]:
+    """The names of a comma-separated option (none when it is not given); a value naming nothing
+    (``,``) is refused rather than read as "all"."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if text.strip() and not names:
+        raise typer.BadParameter(f"{text!r} names nothing; e.g. {example}", param_hint=f"'{option}'")
+    return names
 
 
 def check_out_file(path: Path | None, option: str = "--out") -> None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from execmem.cli.boundary import EXIT_INCOMPLETE, fail
+from execmem.cli.common import check_out_folder
 from execmem.suites.vehicle import release
 
 app = typer.Typer(help="Fetch and verify benchmark data.", no_args_is_help=True)
@@ -50,6 +51,7 @@ def fetch_command(
 ) -> None:
     """Download the release, check every file against the shipped sha256 manifest, install it."""
     _check_suite(suite)
+    check_out_folder(dest, "--dest")
     configured = os.environ.get("EXECMEM_VEHICLE_DATA")
     if dest is None and configured and not force and release.is_installed(Path(configured)):
         # Every command reads this copy first, so there is nothing to fetch.

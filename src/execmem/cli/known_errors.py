@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from execmem.core.files import DamagedFileError
 from execmem.core.jsonl import JsonlError
+from execmem.llm.cache import CacheError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
 from execmem.memory import MemoryRegistryError, MemorySetupError, MissingExtraError
 from execmem.report.errors import ReportError
 from execmem.runs.episode_log import RunFolderError
+from execmem.runs.executors.base import ExecutorError
 from execmem.runs.identity import CompareError
 from execmem.runs.vehicle.conditions import ConditionError
 from execmem.suites.coding.builder.build import BuildError
@@ -43,7 +45,9 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     MissingExtraError,
     MemorySetupError,
     InfraError,
+    CacheError,
     EndpointError,
+    ExecutorError,
     TokenizerError,
     TaskFileError,
     RecordError,

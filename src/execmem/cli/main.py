@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Annotated, Any
 
-import click
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from execmem import __version__
 from execmem.cli.boundary import ExecmemGroup, set_debug
@@ -29,16 +29,17 @@ COMMANDS: dict[str, str] = {"report": "execmem.cli.report"}
 """Top-level commands that are no group: command -> the module whose ``app`` holds just that command."""
 
 
-def load_group(name: str) -> click.Command:
-    """Import a command group's modules and build its click group."""
+def load_group(name: str) -> TyperGroup:
+    """Import a command group's modules and build its group (typer's own click: click itself need
+    not be installed)."""
     modules = [importlib.import_module(module) for module in GROUPS[name]]
     group = typer.main.get_group(modules[0].app)
     group.name = name
     return group
 
 
-def load_command(name: str) -> click.Command:
-    """Import a top-level command's module and build its click command."""
+def load_command(name: str) -> TyperCommand:
+    """Import a top-level command's module and build its command."""
     command = typer.main.get_command(importlib.import_module(COMMANDS[name]).app)
     command.name = name
     return command
@@ -48,10 +49,10 @@ class LazyGroups(ExecmemGroup):
     """The root group: the command groups of ``GROUPS`` and the commands of ``COMMANDS`` are loaded
     on first use."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: typer.Context) -> list[str]:
         return list(dict.fromkeys([*super().list_commands(ctx), *GROUPS, *COMMANDS]))
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
         if cmd_name not in self.commands and (cmd_name in GROUPS or cmd_name in COMMANDS):
             loaded = load_group(cmd_name) if cmd_name in GROUPS else load_command(cmd_name)
             self.add_command(loaded, cmd_name)

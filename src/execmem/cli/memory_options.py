@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from execmem.core.jsonl import JsonlError, loads
+
 
 class Window(StrEnum):
     hour = "hour"
@@ -39,11 +41,23 @@ def parse_memory_options(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--memory-option")
-        try:
-            options[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key.strip()] = raw
+        options[key.strip()] = _option_value(key.strip(), raw)
     return options
+
+
+def _option_value(key: str, raw: str) -> Any:
+    """``raw`` as JSON when it is JSON, else as text; JSON we do not take (NaN, a 5,000-digit
+    integer, nesting 100k deep) is refused naming the option."""
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    except (ValueError, RecursionError):
+        pass  # JSON, but not a value we take: loads says why
+    try:
+        return loads(raw, key)
+    except JsonlError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--memory-option") from None
 
 
 MAX_K = 1000

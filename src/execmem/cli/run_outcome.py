@@ -21,20 +21,24 @@ from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import EpisodeLog
 
 if TYPE_CHECKING:  # the executors load the model client: imported by the commands only to run
+    from execmem.runs.executors.base import Executor
     from execmem.runs.runner import EpisodeRunner
 
 _console = Console(stderr=True)
 
 
-def run_with_progress(run: EpisodeRunner[Any], folder: object, quiet: bool) -> dict[str, Any]:
-    """Say what a resume keeps, run every pending episode under a progress bar, return the metrics."""
+def run_with_progress(
+    run: EpisodeRunner[Any], folder: object, quiet: bool, executor: Executor | None = None
+) -> dict[str, Any]:
+    """Say what a resume keeps, run every pending episode (with ``executor``, default this process)
+    under a progress bar, return the metrics."""
     expected, pending = len(run.items()), len(run.pending())
     announce_resume(folder, expected - pending, expected)
     columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=_console, disable=quiet) as progress:
             task = progress.add_task("episodes", total=pending)
-            return asyncio.run(run.run(lambda _record: progress.advance(task)))
+            return asyncio.run(run.run(lambda _record: progress.advance(task), executor))
     except KeyboardInterrupt:
         interrupted(run.store, expected)
     except EndpointError as exc:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from execmem.cli.boundary import StdoutConsole
 from execmem.cli.common import DataOption, check_out_folder, fail
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
@@ -135,9 +136,9 @@ def print_audit(report: dict[str, Any], ks: list[int], seconds: float, budgets: 
         table.add_column(column, justify="right")
     for k in ks:
         table.add_row(str(k), *(_pair(overall, f"{metric}@{k}") for metric in METRICS))
-    Console().print(table)
+    StdoutConsole().print(table)
     if budgets:
-        Console().print(budget_table(overall, budgets))
+        StdoutConsole().print(budget_table(overall, budgets))
     k = headline_k(ks)
     by_type = Table(title=f"by reasoning type @{k}", caption=ORACLE_NOTE, caption_justify="left")
     by_type.add_column("reasoning type", no_wrap=True)
@@ -148,8 +149,8 @@ def print_audit(report: dict[str, Any], ks: list[int], seconds: float, budgets: 
     for name, block in report["by_reasoning_type"].items():
         cells = [_pair(block, f"{metric}@{k}") for metric in METRICS]
         by_type.add_row(name, *cells, *(_number(block[f"budget_recall@{b}"]) for b in budgets))
-    Console().print(by_type)
-    Console().print(events_table(report, k))
+    StdoutConsole().print(by_type)
+    StdoutConsole().print(events_table(report, k))
     latency = report["latency_ms"]
     _stderr.print(
         f"{report['config']['questions']} questions, {report['config']['events']} events "

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from execmem.cli.boundary import EXIT_INCOMPLETE, say
+from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.common import fail
 from execmem.cli.price_options import PriceInOption, PriceOutOption, PricesOption, prices
 from execmem.cli.vehicle import app
@@ -95,7 +95,7 @@ def print_compare(rows: list[dict], console: Console | None = None) -> None:
         f1s = (f"{r[key]:.3f}" for key in ("esm", "field_f1", "value_f1", "tool_f1"))
         numbers = (*f1s, score, f"{r['memtoken']:.0f}", str(r["infra_errors"]))
         table.add_row(Text(label), Text(memory), str(r["n"]), *numbers)
-    console = console or Console()
+    console = console or StdoutConsole()
     console.print(table)
     if legend:
         for label, r in zip(labels, rows, strict=True):
@@ -133,7 +133,7 @@ def print_paired(rows: list[dict], console: Console | None = None) -> None:
             str(r["lost"]),
             f"{r['mcnemar_p']:.3g}",
         )
-    (console or Console()).print(table)
+    (console or StdoutConsole()).print(table)
 
 
 def print_costs(rows: list[dict], console: Console | None = None) -> None:
@@ -151,7 +151,7 @@ def print_costs(rows: list[dict], console: Console | None = None) -> None:
             _money(per_question),
         )
         table.add_row(Text(label), *cells)
-    (console or Console()).print(table)
+    (console or StdoutConsole()).print(table)
 
 
 def noise_warnings(rows: list[dict]) -> list[str]:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from execmem.cli.boundary import say
+from execmem.cli.boundary import StdoutConsole, say
 from execmem.cli.common import DataOption, fail
 from execmem.cli.vehicle import app
 from execmem.runs.identity import CompareError
@@ -71,7 +71,7 @@ def print_diagnosis(report: DiagnosisReport, console: Console | None = None) -> 
         share = _share(overall.shares[label], overall.failures)
         table.add_row(label, str(overall.counts[label]), share, *cells)
     table.add_row("failures", str(overall.failures), "", *(str(b.failures) for b in blocks), style="bold")
-    console = console or Console()
+    console = console or StdoutConsole()
     console.print(table)
     legend = ", ".join(f"{SHORT_TYPES.get(t, t[:6])} = {t}" for t in types)
     console.print(Text(f"shares of the failures; {legend}"))

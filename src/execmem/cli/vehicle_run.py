@@ -21,6 +21,7 @@ from execmem.cli.endpoint_options import (
     ToolChoiceOption,
     endpoint_warnings,
 )
+from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
 from execmem.cli.memory_options import (
     MemoryOptionsOption,
     Window,
@@ -119,6 +120,8 @@ def run(
     price_in: PriceInOption = None,
     price_out: PriceOutOption = None,
     prices_file: PricesOption = None,
+    executor: ExecutorOption = ExecutorName.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Run the benchmark against an endpoint; re-running the same command resumes."""
     model_config = ModelConfig(
@@ -150,8 +153,14 @@ def run(
         trials=trials,
         prices=_price_dict(prices(price_in, price_out, prices_file)),
     )
+    if tokenizer != "auto":  # auto always has a counter (characters / 4 at worst)
+        from execmem.llm.token_counter import make_counter
+
+        make_counter(tokenizer, model)  # TokenizerError (a ValueError) now, not in the first episode
     folder = out or Path("runs") / f"vehicle-{slug(memory).strip('_')}-{slug(model).strip('_')}"
     check_out_folder(folder)
+    check_out_folder(cache_dir, "--cache-dir")
+    chosen = chosen_executor(executor, ray_address)
     try:
         check_condition(memory)  # before anything is created
         from execmem.runs.vehicle.run import VehicleRun  # the executor and its client: loaded only to run
@@ -159,7 +168,7 @@ def run(
         vehicle_run = VehicleRun(config, folder)
     except (RunFolderError, ConditionError, DataNotFound, DatasetError) as exc:
         fail(str(exc))
-    metrics = run_with_progress(vehicle_run, folder, quiet)
+    metrics = run_with_progress(vehicle_run, folder, quiet, chosen)
     episodes = metrics["episodes"]
     title = f"{folder}: {episodes['finished']}/{episodes['expected']} episodes"
     if metrics["overall"]["n"]:

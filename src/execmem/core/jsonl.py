@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ MAX_DEPTH = 100
 """Nesting of arrays and objects a record may have (real inputs use fewer than 10)."""
 MAX_INT_DIGITS = 4300
 """Python's own default limit on converting integers to and from text."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonlError(ValueError):
@@ -116,3 +118,20 @@ def _shape_problem(value: Any) -> str | None:
 
 def dumps(record: Any) -> str:
     return json.dumps(record, ensure_ascii=False)
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate in its strings replaced by U+FFFD."""
+    root = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if isinstance(item, str):
+            holder[key] = _LONE_SURROGATE.sub("\ufffd", item)
+        elif isinstance(item, list):
+            stack.extend((item, index) for index in range(len(item)))
+        elif isinstance(item, dict):
+            holder[key] = {_LONE_SURROGATE.sub("\ufffd", name): child for name, child in item.items()}
+            stack.extend((holder[key], name) for name in holder[key])
+    return root[0]

@@ -14,7 +14,16 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+
+class Cache(Protocol):
+    """What the client needs of a response cache: this file's, or a cluster's (the Ray executor
+    keeps the run's file on the driver's node and answers its workers' lookups)."""
+
+    async def lookup(self, key: str) -> str | None: ...
+
+    def put_text(self, key: str, text: str) -> None: ...
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -24,6 +33,10 @@ def request_key(request: dict[str, Any]) -> str:
     carries every tool schema costs more than the request's hashing itself."""
     canonical = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CacheError(ValueError):
+    """A cache file that cannot be used; the message names it and what to do."""
 
 
 class ResponseCache:
@@ -36,12 +49,21 @@ class ResponseCache:
         self._pending: dict[str, str] = {}
         self._flushed_at = time.monotonic()
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
-        )
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a killed process
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
+            )
+        except sqlite3.DatabaseError as exc:  # a damaged file, or no SQLite file at all
+            raise CacheError(
+                f"{path}: not a readable response cache ({exc}); it only holds answers already "
+                "received: delete it (and its -wal/-shm files) and re-run, which asks for them again"
+            ) from None
+
+    async def lookup(self, key: str) -> str | None:
+        return self.get_text(key)
 
     def get_text(self, key: str) -> str | None:
         with self._lock:
@@ -49,6 +71,12 @@ class ResponseCache:
                 return self._pending[key]
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    def keys(self) -> set[str]:
+        """Every key answered so far."""
+        with self._lock:
+            stored = {row[0] for row in self._db.execute("SELECT key FROM responses")}
+            return stored | set(self._pending)
 
     def put_text(self, key: str, text: str) -> None:
         with self._lock:

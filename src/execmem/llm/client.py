@@ -1,6 +1,7 @@
 """The chat model behind any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, hosted APIs).
 
-One client per run: a global limit on concurrent requests, retries with jittered backoff that
+One client per run: a limit on concurrent requests (one process's, or a cluster's: see
+:mod:`execmem.llm.limits`), retries with jittered backoff that
 honour ``retry-after``, a response cache keyed on the full request, per-call token usage and
 timings. Requests are plain JSON posted over aiohttp (or httpx): serialised once, the same bytes
 being the cache key, without an SDK building each request.
@@ -26,10 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execmem.core.protocols import ModelReply
-from execmem.llm.cache import ResponseCache
+from execmem.llm.cache import Cache
 from execmem.llm.completion import Completion, MalformedResponse, parse_completion
 from execmem.llm.config import PROBE_MESSAGES, PROBE_TOOLS, ModelConfig
 from execmem.llm.errors import EndpointError, EndpointUnreachable, InfraError, ServerDefect
+from execmem.llm.limits import ConnectionLimit, LocalLimit
 from execmem.llm.redact import Redactor
 from execmem.llm.retry import backoff_s, describe, is_retryable, raise_for_endpoint, retry_after_s
 from execmem.llm.transport import Answer, TransportError, make_transport
@@ -66,14 +68,18 @@ class OpenAIChatModel:
     """:class:`execmem.core.protocols.Model` over an OpenAI-compatible ``/chat/completions``."""
 
     def __init__(
-        self, config: ModelConfig, cache: ResponseCache | None = None, seed: int | None = None
+        self,
+        config: ModelConfig,
+        cache: Cache | None = None,
+        seed: int | None = None,
+        limit: ConnectionLimit | None = None,
     ) -> None:
         self.config = config
         self.cache = cache
         self.stats = ClientStats()
         self.redact = Redactor(config.secret())
         self.url = config.endpoint()
-        self._slots = asyncio.Semaphore(config.max_connections)
+        self._limit = limit or LocalLimit(config.max_connections)
         self._rng = random.Random(seed)
         headers = {
             "Authorization": f"Bearer {config.api_key()}",
@@ -113,7 +119,7 @@ class OpenAIChatModel:
         text = json.dumps(self.request(messages, tools), ensure_ascii=False, separators=(",", ":"))
         data = text.encode("utf-8")  # the key is request_key(request), without serialising twice
         key = hashlib.sha256(data).hexdigest()
-        if self.cache is not None and (cached := self._cached(key)) is not None:
+        if self.cache is not None and (cached := await self._cached(key)) is not None:
             self.stats.cache_hits += 1
             return _reply(cached, _Timing(attempts=0), cached=True)
         timing = _Timing()
@@ -122,8 +128,8 @@ class OpenAIChatModel:
             self.cache.put_text(key, text)  # only a body that parsed is cached
         return _reply(completion, timing)
 
-    def _cached(self, key: str) -> Completion | None:
-        text = self.cache.get_text(key) if self.cache is not None else None
+    async def _cached(self, key: str) -> Completion | None:
+        text = await self.cache.lookup(key) if self.cache is not None else None
         if text is None:
             return None
         try:
@@ -149,6 +155,8 @@ class OpenAIChatModel:
                 raise InfraError(outcome.reason, attempt + 1)
             self.stats.retries += 1
             wait = min(outcome.retry_in, self.config.backoff_max_s) or self._backoff(attempt)
+            if outcome.retry_in:  # the server asked for quiet: a shared limit tells every worker
+                self._limit.hold(wait)
             timing.retry_wait_s += wait
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")
@@ -171,7 +179,7 @@ class OpenAIChatModel:
     async def _post(self, data: bytes, timing: _Timing) -> tuple[Answer | None, TransportError | None]:
         """One request through a free connection slot; the answer has the API key masked."""
         queued = time.perf_counter()
-        async with self._slots:
+        async with self._limit.slot():
             started = time.perf_counter()
             timing.queue_s += started - queued
             timing.attempts += 1

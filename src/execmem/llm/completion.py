@@ -2,16 +2,22 @@
 
 A 200 body is trusted only after this check: a reply the harness cannot read (no choices, a
 message that is not an object, usage counts that are not numbers...) is the endpoint's fault,
-retried like an error, and never cached.
+retried like an error, and never cached. Lone surrogates (``"\\ud800"`` escapes that pair with
+nothing) are valid JSON but not text: they become U+FFFD, so what the model wrote can always be
+run, written to disk and sent back.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from execmem.core.jsonl import without_lone_surrogates
 from execmem.core.protocols import ToolRequest, Usage
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class MalformedResponse(Exception):
@@ -33,6 +39,8 @@ def parse_completion(text: str) -> Completion:
         body = json.loads(text)
     except (ValueError, RecursionError):
         raise MalformedResponse(f"response body is not JSON: {text[:120]!r}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        body = without_lone_surrogates(body)
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse(f"response has no choices: {text[:120]!r}")

@@ -13,6 +13,7 @@ the class or function. A factory that declares nothing is given only the options
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import EntryPoint, entry_points
@@ -106,6 +107,9 @@ def open_memory(name: str, offered: Mapping[str, Any], options: Mapping[str, Any
         raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
     except ValueError as exc:
         raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
+    except (sqlite3.Error, OSError) as exc:  # e.g. --memory-option path= a file that cannot be made
+        where = config.get("path", "its storage")
+        raise MemorySetupError(f"memory system {name!r}: cannot open {where} ({exc})") from exc
 
 
 @contextmanager

@@ -192,12 +192,20 @@ class EpisodeLog:
             self.finished = {r["id"]: r for r in checked_lines(folder / EPISODES_FILE, episode_schema)}
             checked_lines(folder / INFRA_FILE, INFRA_SCHEMA)
             self.document = _record_start(folder / identity_name, document, saved)
+            self._document_path = folder / identity_name
             self._episodes = JsonlAppender(folder / EPISODES_FILE)
             self._infra = JsonlAppender(folder / INFRA_FILE)
         except BaseException:
             unlock_folder(folder)
             raise
         self._closed = False
+
+    def record_executor(self, description: dict[str, Any]) -> None:
+        """Note in the run's document which executor ran this start's episodes, and when."""
+        earlier = self.document.get("executors")
+        entry = {**description, "at": now_iso()}
+        self.document["executors"] = [*(earlier if isinstance(earlier, list) else []), entry]
+        write_json_atomic(self._document_path, self.document)
 
     def add_episode(self, record: dict[str, Any]) -> None:
         self._episodes.append(record)

@@ -1,5 +1,6 @@
-"""The skeleton every run shares: pending episodes, a bounded gather, the per-episode error boundary,
-and finishing with metrics. The vehicle and coding runs fill in what an episode is.
+"""The skeleton every run shares: pending episodes, the per-episode error boundary, an executor that
+runs them (``runs.executors``: in this process, or on a Ray cluster), and finishing with metrics.
+The vehicle and coding runs fill in what an episode is.
 
 Re-creating a run on the same folder resumes: finished episodes are kept, and those that hit
 infrastructure errors or crashed are run again. An episode's failure is stored with its reason
@@ -10,32 +11,22 @@ endpoint cannot serve the run at all) stops the run, after the episodes in fligh
 from __future__ import annotations
 
 import asyncio
-import traceback
+import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from execmem.core.clock import now_iso
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
-from execmem.llm.errors import EndpointError, InfraError
+from execmem.llm.errors import EndpointError
 from execmem.runs.episode_log import EpisodeLog
+from execmem.runs.executors.base import EpisodeHook, Executor, SharedInputs, WorkerSide, failure_of
+from execmem.runs.executors.local import LocalExecutor
 
 Item = TypeVar("Item")
-EpisodeHook = Callable[[dict[str, Any] | None], None]
-
-
-async def run_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:
-    """Run the coroutines concurrently; when one raises (or this is cancelled), cancel the rest
-    and wait for them before passing the exception on, so nothing is left writing to the run."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+DRIVER_ONLY = ("store", "cache", "models", "slots")
+"""What a worker's copy of a runner leaves behind: open files and connections of this process."""
 
 
 class EpisodeRunner(ABC, Generic[Item]):
@@ -46,6 +37,7 @@ class EpisodeRunner(ABC, Generic[Item]):
     cache: ResponseCache
     models: Sequence[OpenAIChatModel]
     probe: bool = True
+    slots: asyncio.Semaphore  # set by the executor
 
     @abstractmethod
     def items(self) -> list[Item]:
@@ -75,24 +67,20 @@ class EpisodeRunner(ABC, Generic[Item]):
         """Episodes still to run, in run order."""
         return [item for item in self.items() if self.key(item) not in self.store.finished]
 
-    async def run(self, on_episode: EpisodeHook | None = None) -> dict[str, Any]:
-        """Run every pending episode, then write and return the metrics.
+    async def run(
+        self, on_episode: EpisodeHook | None = None, executor: Executor | None = None
+    ) -> dict[str, Any]:
+        """Run every pending episode with ``executor`` (default: this process), then write and
+        return the metrics.
 
         :class:`EndpointError` (refused key, unknown model, nothing listening; from the start-up
         probe or any request) stops the run at once: episodes in flight are cancelled, finished
-        ones stay on disk, and the error propagates."""
-        self.slots = asyncio.Semaphore(self.concurrency())
-
-        async def one(item: Item) -> None:
-            record = await self._guarded(item)
-            if on_episode:
-                on_episode(record)
-
+        ones stay on disk, and the error propagates; so does an executor's ``ExecutorError``."""
+        executor = executor or LocalExecutor()
         try:
             pending = self.pending()
-            if pending and self.probe:  # a wrong URL, key or model: fail in seconds
-                await self.models[0].probe()
-            await run_all([one(item) for item in pending])
+            if pending:
+                await executor.run(self, pending, on_episode)
         except BaseException:
             self.store.close()
             raise
@@ -101,6 +89,11 @@ class EpisodeRunner(ABC, Generic[Item]):
                 await model.aclose()
             self.cache.close()
         return self.finish()
+
+    async def probe_endpoint(self) -> None:
+        """The start-up probe: a wrong URL, key or model fails in seconds."""
+        if self.probe:
+            await self.models[0].probe()
 
     def finish(self) -> dict[str, Any]:
         """Write metrics.json over the finished episodes and close the run folder."""
@@ -111,24 +104,47 @@ class EpisodeRunner(ABC, Generic[Item]):
         self.store.close()
         return metrics
 
-    async def _guarded(self, item: Item) -> dict[str, Any] | None:
+    async def attempt(self, item: Item) -> dict[str, Any] | None:
         """Run and record one episode; any failure is recorded with it (the per-episode boundary)."""
         try:
             record = await self.episode(item)
         except EndpointError:
             raise
-        except InfraError as exc:
-            self.record_failure(item, "infra", exc.reason, attempts=exc.attempts)
-            return None
-        except Exception as exc:  # noqa: BLE001 - stored with its traceback, re-run on resume
-            trace = self.models[0].redact(traceback.format_exc())
-            self.record_failure(item, "crash", f"{type(exc).__name__}: {exc}", traceback=trace)
+        except Exception as exc:  # noqa: BLE001 - stored with its reason, re-run on resume
+            self.record_failure(item, *failure_of(exc, self.models[0].redact))
             return None
         self.store.add_episode(record)
         return record
 
-    def record_failure(self, item: Item, kind: str, reason: str, **extra: Any) -> None:
+    def record_failure(self, item: Item, kind: str, reason: str, extra: dict[str, Any] | None = None) -> None:
         """An infra-error line: the episode, what kind of failure, why (key masked), when."""
         reason = self.models[0].redact(reason)
-        record = {**self.identity(item), "error_kind": kind, "reason": reason, "at": now_iso(), **extra}
+        record = {
+            **self.identity(item),
+            "error_kind": kind,
+            "reason": reason,
+            "at": now_iso(),
+            **(extra or {}),
+        }
         self.store.add_infra_error(record)
+
+    # ------------------------------------------------ running on workers (runs.executors)
+
+    def shared_inputs(self) -> SharedInputs | None:
+        """What several episodes need that is made once (a scenario's memory); None: nothing."""
+        return None
+
+    def driver_only(self) -> tuple[str, ...]:
+        """Attributes a worker's copy leaves behind (``attach`` makes its own)."""
+        return DRIVER_ONLY
+
+    def worker_copy(self) -> EpisodeRunner[Item]:
+        """This runner without what belongs to this process, to be sent to a worker."""
+        twin = copy.copy(self)
+        for name in self.driver_only():
+            twin.__dict__.pop(name, None)
+        return twin
+
+    def attach(self, side: WorkerSide) -> None:
+        """On a worker: connect a :meth:`worker_copy` to the worker's clients and outbox."""
+        raise NotImplementedError(f"{type(self).__name__} cannot run on workers")

@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -126,13 +126,15 @@ class _Handler(BaseHTTPRequestHandler):
             status, text = self.server.owner.embeddings(body)
             self._send(status, text)
             return
-        delay_s, answer = self.server.owner.respond(body, self.headers.get("authorization", ""))
-        if delay_s > 0:
-            self.server.owner._stopping.wait(delay_s)
-        if isinstance(answer, Fault):
-            self._send_fault(answer)
-        else:
-            self._send(200, answer)
+        owner = self.server.owner
+        with owner.serving():
+            delay_s, answer = owner.respond(body, self.headers.get("authorization", ""))
+            if delay_s > 0:
+                owner._stopping.wait(delay_s)
+            if isinstance(answer, Fault):
+                self._send_fault(answer)
+            else:
+                self._send(200, answer)
 
     def _send_fault(self, fault: Fault) -> None:
         if fault.drop_connection:
@@ -166,7 +168,8 @@ class FakeServer:
     exceptions (each also answered as a 500 carrying the exception text). The response ``model`` is
     the requested one, else ``model``, which is also the single entry of ``GET /v1/models``.
     ``embedding_requests`` holds every embeddings request body; vectors have ``embedding_dim``
-    dimensions unless a request asks for ``dimensions``.
+    dimensions unless a request asks for ``dimensions``. ``in_flight`` counts the chat requests
+    being answered now (from arrival until the answer is sent), ``max_in_flight`` the most at once.
     """
 
     def __init__(
@@ -189,6 +192,7 @@ class FakeServer:
         self.probes: list[dict] = []
         self.embedding_requests: list[dict] = []
         self.errors: list[str] = []
+        self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -234,6 +238,18 @@ class FakeServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """Counts one chat request as in flight while the block runs."""
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
     def respond(self, body: Any, authorization: str = "") -> tuple[float, Fault | str]:
         """Record ``body`` and ask the policy: the delay, then a fault or the completion's JSON text.

@@ -24,8 +24,9 @@ from execmem.suites.coding.tasks import CodingTask
 MANIFEST_VERSION = 1
 EVALUATION_PROTOCOL = (
     "fresh base copy; agent diff minus test files, test configuration and start-up hooks; "
-    "task tests restored; only the declared tests run, plugin autoload off; report in a fresh "
-    "folder outside the repository; an inconsistent report is suspect and never resolved"
+    "task tests restored; only the declared tests run, plugin autoload off, with a control test that "
+    "must fail; report in a fresh folder outside the repository; an inconsistent report is suspect "
+    "and never resolved"
 )
 FIXED_FIELDS = ("model", "solver", "tools", "sandbox", "evaluation", "tasks", "seeds")
 """Manifest fields that must agree for two runs to be paired (the memory block is compared apart)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.memories import open_memories
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import episode_id
-from execmem.runs.runner import EpisodeRunner
+from execmem.runs.executors.base import Executor, ExecutorError, WorkerSide
+from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
 from execmem.suites.coding.bases import BaseCache
 from execmem.suites.coding.conditions import MemorySource, check_condition
 from execmem.suites.coding.frozen import load_frozen
@@ -52,11 +54,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
         store = (config.cache_dir or folder) / "evaluations.sqlite"
         self.evaluations = EvaluationStore(store) if config.reuse_evaluations else None
-        self.by_seed = {
-            seed: OpenAIChatModel(config.model.model_copy(update={"seed": seed}), self.cache)
-            for seed in config.seed_list()
-        }
-        self.models, self.probe = list(self.by_seed.values()), config.model.probe
+        self._connect(lambda model: OpenAIChatModel(model, self.cache))
         self.settings = EpisodeSettings(
             condition=config.memory,
             solver=config.solver,
@@ -73,14 +71,46 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
             agent=agent,
         )
 
-    async def run(self, on_episode=None) -> dict[str, Any]:
+    async def run(self, on_episode=None, executor: Executor | None = None) -> dict[str, Any]:
         """The skeleton's run; the memories and the evaluation store (when reused) close with the run."""
         try:
-            return await super().run(on_episode)
+            return await super().run(on_episode, executor)
         finally:
             self.memories.close()
             if self.evaluations is not None:
                 self.evaluations.close()
+
+    def _connect(self, client) -> None:
+        """One client per seed, made by ``client(model config)``."""
+        seeded = {
+            seed: self.config.model.model_copy(update={"seed": seed}) for seed in self.config.seed_list()
+        }
+        self.by_seed = {seed: client(model) for seed, model in seeded.items()}
+        self.models, self.probe = list(self.by_seed.values()), self.config.model.probe
+
+    def driver_only(self) -> tuple[str, ...]:
+        return (*DRIVER_ONLY, "by_seed", "evaluations")
+
+    def worker_copy(self) -> CodingRun:
+        if self.config.system is not None:  # its system's state and memory.json stay with the driver
+            raise ExecutorError("a memory system's run (Layer B) runs in this process: use --executor local")
+        twin = super().worker_copy()
+        twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
+        return twin
+
+    def attach(self, side: WorkerSide) -> None:
+        """On a worker: its own clients; workspaces and reused evaluations in its scratch folder;
+        environments and bases built once per node, in the node's coding cache."""
+        self.store = side.outbox
+        self._connect(side.model)
+        reuse = (
+            EvaluationStore(side.scratch / "evaluations.sqlite") if self.config.reuse_evaluations else None
+        )
+        node = cache_root()
+        self.settings = dataclasses.replace(
+            self.settings, workspaces=side.scratch / "workspaces", env_cache=VenvCache(node / "envs"),
+            bases=BaseCache(node / "bases"), evaluations=reuse,
+        )  # fmt: skip
 
     def items(self) -> list[tuple[CodingTask, int]]:
         """Every (task, seed) episode, in task order then seed order."""

@@ -3,25 +3,26 @@ registered memory system, whose state lives in ``<run folder>/memory-system/memo
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
 from execmem.agents.vehicle.conditions.base import MemoryCondition
 from execmem.agents.vehicle.conditions.build_cache import BuildCache
 from execmem.agents.vehicle.conditions.key_value import KeyValueCondition
 from execmem.agents.vehicle.conditions.key_value_release import ReleaseKeyValueCondition
-from execmem.agents.vehicle.conditions.memory_system import MemorySystemCondition, open_system
+from execmem.agents.vehicle.conditions.memory_system import STORE_FILE, MemorySystemCondition, open_system
 from execmem.agents.vehicle.conditions.prompt import FullHistory, GoldMemory, NoMemory
 from execmem.agents.vehicle.conditions.summary import RecursiveSummary
 from execmem.agents.vehicle.conditions.summary_release import ReleaseSummary
 from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VERSION
 from execmem.agents.vehicle.release_prompts import KV_RELEASE_VERSION, SUMMARY_RELEASE_VERSION
-from execmem.core.protocols import Model
+from execmem.core.protocols import MemorySystem, Model
 from execmem.llm.token_counter import TokenizerError, make_counter
 from execmem.memory import MemorySetupError, MissingExtraError, available_memories, memory_factory
 from execmem.runs.vehicle.config import VehicleRunConfig
-from execmem.suites.vehicle.dataset import load_history
+from execmem.suites.vehicle.dataset import HistoryLine
 
+History = Callable[[int], list[HistoryLine]]
 PROTOCOL_A = ("none", "gold", "full-history", "summary", "key-value")
 
 
@@ -34,10 +35,17 @@ class UnknownCondition(ConditionError):
 
 
 def make_condition(
-    config: VehicleRunConfig, model: Model, data_dir: Path, build_root: Path, run_folder: Path
+    config: VehicleRunConfig,
+    model: Model,
+    history: History,
+    build_root: Path,
+    run_folder: Path,
+    space: str | None = None,
 ) -> MemoryCondition:
+    """The condition ``config.memory``, reading each scenario's dialogue from ``history``; built
+    memories are cached under ``build_root``, a memory system's state is kept in ``run_folder``
+    (its user spaces named after ``space``, by default the run folder's name)."""
     name = config.memory
-    history = partial(load_history, data_dir)
     if name == "none":
         return NoMemory()
     if name == "gold":
@@ -51,7 +59,7 @@ def make_condition(
     if name in BUILT:
         return built_condition(config, model, history, build_root)
     check_condition(name)
-    return system_condition(config, data_dir, run_folder)
+    return system_condition(config, history, run_folder, space or run_folder.resolve().name)
 
 
 BUILT = ("summary", "key-value")
@@ -91,14 +99,24 @@ def check_condition(name: str) -> None:
         raise ConditionError(str(exc)) from exc
 
 
-def system_condition(config: VehicleRunConfig, data_dir: Path, run_folder: Path) -> MemorySystemCondition:
+def system_condition(
+    config: VehicleRunConfig, history: History, run_folder: Path, space: str
+) -> MemorySystemCondition:
     """Protocol B: the registered system ``config.memory``, with one user space per scenario."""
     state_dir = run_folder.resolve() / "memory-system"
     state_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        memory = open_system(config.memory, str(state_dir / "memory.sqlite"), config.memory_options)
-    except (MissingExtraError, MemorySetupError) as exc:
-        raise ConditionError(str(exc)) from exc
-    history = partial(load_history, data_dir)
-    space = state_dir.parent.name  # the run folder's name
-    return MemorySystemCondition(config.memory, memory, history, state_dir, space, config.top_k)
+    open_store = store_opener(config)
+    memory = open_store(state_dir / STORE_FILE)
+    return MemorySystemCondition(config.memory, memory, history, state_dir, space, config.top_k, open_store)
+
+
+def store_opener(config: VehicleRunConfig) -> Callable[[Path], MemorySystem]:
+    """Opens the run's memory system over a store file (ConditionError when it cannot be built)."""
+
+    def open_store(path: Path) -> MemorySystem:
+        try:
+            return open_system(config.memory, str(path), config.memory_options)
+        except (MissingExtraError, MemorySetupError) as exc:
+            raise ConditionError(str(exc)) from exc
+
+    return open_store

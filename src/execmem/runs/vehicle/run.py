@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +11,15 @@ from execmem.agents.vehicle.conditions.base import ScenarioMemory
 from execmem.agents.vehicle.prompts import AGENT_PROMPT_VERSION
 from execmem.llm.cache import ResponseCache
 from execmem.llm.client import OpenAIChatModel
-from execmem.runs.runner import EpisodeRunner
-from execmem.runs.vehicle.conditions import make_condition
+from execmem.runs.executors.base import WorkerSide
+from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
+from execmem.runs.vehicle.conditions import History, make_condition, store_opener
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.runs.vehicle.metrics import compute_metrics
+from execmem.runs.vehicle.scenario_memories import ScenarioMemories, WorkerMemories
 from execmem.runs.vehicle.store import RunStore, check_resumable
 from execmem.runs.vehicle.trials import Trial, episode_id, trial_seed
-from execmem.suites.vehicle.dataset import load_questions
+from execmem.suites.vehicle.dataset import load_history, load_questions
 from execmem.suites.vehicle.release import resolve_data_dir
 from execmem.suites.vehicle.scorebook import Scorebook
 
@@ -34,17 +36,22 @@ class VehicleRun(EpisodeRunner[Trial]):
         self.book = Scorebook(self.questions)
         cache_root = config.cache_dir or folder
         self.cache = ResponseCache(cache_root / "responses.sqlite")
-        self.model = OpenAIChatModel(config.model, self.cache)
-        self.models, self.probe = [self.model], config.model.probe
-        self.trial_models = {t: self.model.with_seed(trial_seed(config.model.seed, t)) for t in self.trials()}
-        self.condition = make_condition(config, self.model, data_dir, cache_root / "memory-builds", folder)
+        self._connect(OpenAIChatModel(config.model, self.cache))
+        self.space = folder.resolve().name  # names the user spaces of a memory system
+        history: History = partial(load_history, data_dir)
+        condition = make_condition(config, self.model, history, cache_root / "memory-builds", folder)
         components = {
             "model": self.model.describe() | {"api_key_env": config.model.api_key_env},
-            "memory": self.condition.describe(),
+            "memory": condition.describe(),
             "agent": {"prompt_version": AGENT_PROMPT_VERSION, "max_steps": config.max_steps},
         }
         self.store = RunStore(folder, config, components)
-        self._memories: dict[int, asyncio.Task[ScenarioMemory]] = {}
+        self.memories: ScenarioMemories | WorkerMemories = ScenarioMemories(condition, self.store, history)
+
+    def _connect(self, model: OpenAIChatModel) -> None:
+        """Use ``model``, and its seeded twins for the trials."""
+        self.model, self.models, self.probe = model, [model], self.config.model.probe
+        self.trial_models = {t: model.with_seed(trial_seed(self.config.model.seed, t)) for t in self.trials()}
 
     def trials(self) -> range:
         return range(1, self.config.trials + 1)
@@ -73,7 +80,7 @@ class VehicleRun(EpisodeRunner[Trial]):
         """Build (or await) the scenario's memory, solve on a fresh car, score; the trajectory is
         written before the episode line. A failure mid-episode keeps what was done with its reason."""
         key, model = self.key(item), self.trial_models[item.number]
-        memory = await self._memory(item.question.scenario)  # an InfraError here: building the memory failed
+        memory = await self.memories.get(item.question.scenario)  # an InfraError: building it failed
         try:
             async with self.slots:
                 episode = await solve(item.question, memory, model, self.config.max_steps)
@@ -85,15 +92,23 @@ class VehicleRun(EpisodeRunner[Trial]):
         self.store.save_trajectory(trajectory_record(episode, memory, key))
         return record
 
-    def _memory(self, scenario: int) -> asyncio.Task[ScenarioMemory]:
-        if scenario not in self._memories or self._memories[scenario].cancelled():
-            self._memories[scenario] = asyncio.ensure_future(self._build_memory(scenario))
-        return self._memories[scenario]
+    def shared_inputs(self) -> ScenarioMemories | WorkerMemories:
+        return self.memories
 
-    async def _build_memory(self, scenario: int) -> ScenarioMemory:
-        memory = await self.condition.prepare(scenario)
-        self.store.save_memory(scenario, memory.record())
-        return memory
+    def driver_only(self) -> tuple[str, ...]:
+        return (*DRIVER_ONLY, "model", "trial_models", "memories")
+
+    def attach(self, side: WorkerSide) -> None:
+        """On a worker: its own clients, and memories it builds in its scratch folder or is sent."""
+        self.store = side.outbox
+        self._connect(side.model(self.config.model))
+
+        def fresh(history: History, folder: Path):
+            return make_condition(
+                self.config, self.model, history, folder / "memory-builds", folder, self.space
+            )
+
+        self.memories = WorkerMemories(side.outbox, fresh, side.scratch, store_opener(self.config))
 
     def _record(self, episode: VehicleEpisode) -> dict[str, Any]:
         q, loop = episode.question, episode.loop

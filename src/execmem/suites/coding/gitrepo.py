@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import subprocess
 import tarfile
 from collections.abc import Sequence
@@ -73,8 +74,35 @@ def init_base(repo: Path, message: str = "base") -> str:
     return git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-def diff_against(repo: Path, base: str, index_file: Path, binary: bool = False) -> str:
-    """Unified diff from ``base`` to the working tree, new files included, via a private index.
+MAX_DIFFED_BYTES = 8 * 1024 * 1024
+"""Files larger than this are left out of a diff: no source change is that large, and diffing one
+costs the harness memory and minutes (a 200 MB file took 875 MB and 86 s to score)."""
+
+
+def left_out_of_diff(repo: Path) -> list[str]:
+    """What ``diff_against`` leaves out of the working tree: folders holding a repository of their
+    own (``git init sub``: git cannot add them) and files over ``MAX_DIFFED_BYTES``."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(repo):
+        here = Path(folder)
+        if here == repo:
+            dirs[:] = [name for name in dirs if name != ".git"]
+        elif ".git" in dirs or ".git" in files:
+            found.append(here.relative_to(repo).as_posix())
+            dirs[:] = []  # git does not look inside another repository
+            continue
+        for name in files:
+            info = (here / name).lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_DIFFED_BYTES:
+                found.append((here / name).relative_to(repo).as_posix())
+    return sorted(found)
+
+
+def diff_against(
+    repo: Path, base: str, index_file: Path, binary: bool = False, exclude: Sequence[str] = ()
+) -> str:
+    """Unified diff from ``base`` to the working tree, new files included, via a private index;
+    ``exclude`` (paths) stay as in ``base``.
 
     Python files get git's built-in ``python`` hunk-header rule (the nearest ``def``/``class`` above
     the hunk, indented ones included), so a patch names the method it changes, not just its class;
@@ -84,7 +112,7 @@ def diff_against(repo: Path, base: str, index_file: Path, binary: bool = False) 
     attributes.parent.mkdir(parents=True, exist_ok=True)
     attributes.write_text("*.py diff=python\n", encoding="utf-8")
     git(repo, "read-tree", base, env=env)
-    git(repo, "add", "--all", env=env)
+    git(repo, "add", "--all", "--", ".", *[f":(exclude,literal){path}" for path in exclude], env=env)
     flags = ["--binary"] if binary else []
     config = ["-c", f"core.attributesFile={attributes}"]
     command = [*config, "diff", "--cached", "--no-color", "--no-ext-diff", *flags, base]

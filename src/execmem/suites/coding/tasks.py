@@ -89,6 +89,8 @@ def load_tasks(path: Path) -> list[CodingTask]:
         raise TaskFileError(str(exc)) from None
     except OSError as exc:
         raise TaskFileError(f"{path}: cannot read ({exc.strerror})") from None
+    if not tasks:
+        raise TaskFileError(f"{path}: holds no task (every line is blank)")
     return list(tasks.values())
 
 

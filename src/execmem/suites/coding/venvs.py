@@ -29,6 +29,7 @@ from execmem.core.hashing import text_sha256
 from execmem.core.text import slug
 
 INSTALL_TIMEOUT_S = 1800.0
+PACKAGE_DIRS = ("site-packages", "dist-packages")
 _MARKER = "env.json"
 
 
@@ -91,6 +92,14 @@ class Venv:
         if prefix is None or prefix.is_relative_to("/usr"):  # system folders are bound anyway
             return [self.venv]
         return [self.venv, prefix]
+
+    def hidden_paths(self) -> list[Path]:
+        """The installed packages of the bound interpreter prefix: the venv does not use them, and they
+        may hold a task's library at its fixed version (or execmem itself, with the gold patches)."""
+        prefix = self.interpreter_prefix()
+        if prefix is None or prefix.is_relative_to("/usr"):  # the sandbox hides the system's own
+            return []
+        return [path for name in PACKAGE_DIRS for path in sorted(prefix.glob(f"lib/python*/{name}"))]
 
 
 class Recipe(Protocol):

@@ -23,7 +23,7 @@ from typing import Any
 
 from execmem.core.text import slug
 from execmem.suites.coding.bases import BaseCache, pinned
-from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base
+from execmem.suites.coding.gitrepo import apply_patch, diff_against, git, init_base, left_out_of_diff
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.sandbox.base import Sandbox, make_sandbox
 from execmem.suites.coding.sandbox.config import SandboxConfig
@@ -73,9 +73,14 @@ class Episode:
         return result
 
     def diff(self, binary: bool = False) -> str:
-        """Unified diff of everything changed since the base (new files included, caches ignored)."""
+        """Unified diff of everything changed since the base (new files included, caches ignored),
+        except ``left_out()``."""
         self.meta.mkdir(exist_ok=True)
-        return diff_against(self.repo, self.base_sha, self.meta / "index", binary=binary)
+        return diff_against(self.repo, self.base_sha, self.meta / "index", binary, self.left_out())
+
+    def left_out(self) -> list[str]:
+        """Paths of the working copy no diff includes: nested repositories, files over 8 MiB."""
+        return left_out_of_diff(self.repo)
 
     def apply(self, patch: str, reverse: bool = False) -> None:
         """Apply a patch of ours (not the agent's) to the working copy, e.g. the gold fix."""
@@ -126,7 +131,7 @@ def prepare_episode(
         base_sha = _build_base(task, repo, cache_dir)
     if sandbox is None:
         config = (sandbox_config or SandboxConfig()).model_copy(
-            update={"readonly_paths": venv.readonly_paths()}
+            update={"readonly_paths": venv.readonly_paths(), "hidden_paths": venv.hidden_paths()}
         )
         sandbox = make_sandbox(config, unsafe_local=unsafe_local, image=image)
     return Episode(task, folder, base_sha, venv, sandbox, prepare_s=time.monotonic() - start)

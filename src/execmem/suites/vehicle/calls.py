@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from execmem.core.jsonl import JsonlError, loads
+
 MAX_DEPTH = 100
 _MAX_INT_BITS = 14_000  # about 4,200 decimal digits: still writable as JSON
 _QUOTED = 120  # characters of a call string quoted in an error message
@@ -141,10 +143,10 @@ def parse_call(item: Any) -> ToolCall:
         raise CallSyntaxError(f"call object needs a non-empty string 'name': {_quote(item)}")
     args = item.get("args", item.get("arguments", {}))
     if isinstance(args, str):
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise CallSyntaxError(f"'arguments' of {name} is not valid JSON: {exc.msg}") from None
+        try:  # the reader of input files: no NaN, no 5,000-digit integers, no nesting 100k deep
+            args = loads(args, f"'arguments' of {name}") if args.strip() else {}
+        except JsonlError as exc:
+            raise CallSyntaxError(str(exc).replace(": invalid JSON", " is not valid JSON:", 1)) from None
     if not isinstance(args, dict):
         raise CallSyntaxError(f"'args' of {name} must be an object, got {type(args).__name__}")
     return ToolCall(name, args)

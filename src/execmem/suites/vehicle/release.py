@@ -33,7 +33,10 @@ RELEASE_DIRS = ("qa_data", "history")
 MANIFEST_PATH = Path(__file__).parent / "data" / "release_manifest.json"
 
 _HINT = "run `execmem data fetch vehicle` or pass --data DIR"
-_OFFLINE = "this machine seems offline; use --data DIR to point at an existing copy"
+_OFFLINE = (
+    "this machine seems offline: set EXECMEM_VEHICLE_DATA to a copy you already have (fetch then only "
+    "verifies it; other commands also take --data DIR), or give --url"
+)
 _CHUNK = 1 << 20
 
 Candidate = tuple[str, Callable[[], BinaryIO]]
@@ -240,7 +243,7 @@ def _hf_snapshot_download() -> Callable[..., str]:
     try:
         from huggingface_hub import snapshot_download
     except ImportError as exc:
-        raise FetchError("the hf source needs huggingface_hub: pip install execmem[hf]") from exc
+        raise FetchError('the hf source needs huggingface_hub: pip install "execmem[hf]"') from exc
     return snapshot_download
 
 

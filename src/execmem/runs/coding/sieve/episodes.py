@@ -21,7 +21,7 @@ from execmem.runs.coding.run import CodingRun
 from execmem.runs.coding.sieve.config import SieveConfig
 from execmem.runs.coding.sieve.stages import content_key
 from execmem.runs.coding.store import episode_id
-from execmem.runs.runner import run_all
+from execmem.runs.executors.local import run_all
 
 Progress = Callable[[str], None]
 

@@ -126,7 +126,7 @@ class TaskBuilder:
         unpack_sdist(fetch_sdist(spec.package, spec.version, spec.sha256, self.cache_dir), pristine)
         venv = self.env_cache.get(spec)
         stats.env_build_s, stats.env_reused = venv.build_s, venv.reused
-        config = SandboxConfig(readonly_paths=venv.readonly_paths())
+        config = SandboxConfig(readonly_paths=venv.readonly_paths(), hidden_paths=venv.hidden_paths())
         sandbox = make_sandbox(config, unsafe_local=self.config.unsafe_local)
         runner = SuiteRunner(sandbox, venv, spec.env())
         test_cmd = pytest_command(spec.tests, spec.pytest_args)

@@ -6,11 +6,13 @@ As SWE-bench does it, with more care for reports that could be forged:
 2. the agent's diff applied minus test files, test configuration and start-up hooks (``protected``);
 3. the task's test files restored (left at the base) and ``test_patch`` applied;
 4. the test command run in the sandbox with plugin autoload disabled (the environment's own plugins
-   loaded by name) and a one-off plugin that keeps only the declared tests (``selection``), writing
-   its JUnit report into a fresh folder outside the repository (``eval-*/report-<random>``);
+   loaded by name) and a one-off plugin that keeps only the declared tests and adds a control test
+   that always fails (``selection``), writing its JUnit report into a fresh folder outside the
+   repository (``eval-*/report-<random>``);
 5. the report checked against the run (``integrity``): one that names other tests than the
-   declared ones, disagrees with pytest's exit code or summary, or comes with a diff that reaches
-   into the test runner makes the evaluation *suspect*, and a suspect evaluation never resolves.
+   declared ones, shows the control as anything but failed, disagrees with pytest's exit code or
+   summary, or comes with a diff that reaches into the test runner makes the evaluation *suspect*,
+   and a suspect evaluation never resolves.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ def _stage(task: CodingTask, episode: Episode, folder: Path) -> _Staged:
     diff = episode.diff(binary=True)
     dropped = dropped_paths(task, diff, episode.venv.pytest_plugins())
     scored = scored_diff(diff, dropped)
+    dropped += episode.left_out()  # never in the diff: reported with what was dropped from it
     repo = folder / "repo"
     export_tree(episode.repo, episode.base_sha, repo)
     git(repo, "init", "-q")  # anchors `git apply` paths at this folder
@@ -128,5 +131,6 @@ def _run_tests(
         cases = read_cases(report, root=staged.repo)
     except ReportError as exc:
         return verdict({}, str(exc))
-    suspect = report_problems(task, cases, result.exit_code, result.stdout) + diff_problems(staged.scored)
-    return verdict(outcomes_of(cases), suspect=suspect)
+    suspect = report_problems(task, cases, result.exit_code, result.stdout, selection.control)
+    declared = [case for case in cases if case.test_id.rsplit("::", 1)[-1] != selection.control]
+    return verdict(outcomes_of(declared), suspect=suspect + diff_problems(staged.scored))

@@ -9,10 +9,14 @@ were not selected, misses declared ones, claims success while pytest exited
 with failures, or disagrees with pytest's own summary. Separately, a diff
 whose scored code reaches into pytest's machinery is flagged.
 
-Code under test runs inside the test process, so a forger that patches pytest
-itself could still agree with every check; these checks catch forgeries that
-act from outside the run or after it, and the diff check catches the direct
-route in.
+Code under test runs inside the test process, so it can rewrite outcomes there
+(patch pytest's report objects from library code, or from a module that shadows
+one pytest imports). Each run therefore carries a control test of ours that
+always fails (``selection``): a rewrite that turns failures into passes turns
+the control too, and a control reported as anything but failed, or missing
+from a report whose declared tests all pass, makes the run suspect. Only a
+forger that recognises the control at run time and spares it could still agree
+with every check.
 """
 
 from __future__ import annotations
@@ -25,11 +29,18 @@ from execmem.suites.coding.tasks import CodingTask
 _COUNT = r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
 SUMMARY = re.compile(rf"^=*\s*{_COUNT}(?:, {_COUNT})* in [\d.]+s(?: \([\d:]+\))?\s*=*$")
 INTERNAL_ERROR = "pytest.py::internal"  # pytest's testcase for an INTERNALERROR (classname "pytest")
-RUNNER_HOOKS = re.compile(r"_pytest|pytest_(?:runtest|collect|sessionfinish|configure|report)|junit", re.I)
+RUNNER_HOOKS = re.compile(
+    r"_pytest|pytest_(?:runtest|collect|sessionfinish|configure|report)|junit|TestReport", re.I
+)
 
 
-def report_problems(task: CodingTask, cases: list[CaseResult], exit_code: int, stdout: str) -> list[str]:
-    """Why this report cannot be believed (empty when it can)."""
+def report_problems(
+    task: CodingTask, cases: list[CaseResult], exit_code: int, stdout: str, control: str | None = None
+) -> list[str]:
+    """Why this report cannot be believed (empty when it can); ``control`` names the control test
+    that must fail (None: a run without one)."""
+    controls = [case for case in cases if control and case.test_id.rsplit("::", 1)[-1] == control]
+    cases = [case for case in cases if case not in controls]
     declared = set(task.test_ids())
     named = {case.test_id for case in cases if "::" in case.test_id} - {INTERNAL_ERROR}
     broken_files = {case.test_id for case in cases if "::" not in case.test_id}
@@ -38,22 +49,37 @@ def report_problems(task: CodingTask, cases: list[CaseResult], exit_code: int, s
     for test_id in sorted(declared - named):
         if test_id.split("::", 1)[0] not in broken_files and not crashed:
             problems.append(f"the report leaves out {test_id} with no collection error for its file")
-    clean = all(case.outcome in ("passed", "skipped") for case in cases)
-    if clean and cases and exit_code != 0:
-        problems.append(f"the report shows no failure but pytest exited with {exit_code}")
-    if clean and cases:
-        problems += _summary_problems(cases, stdout)
+    clean = bool(cases) and all(case.outcome in ("passed", "skipped") for case in cases)
+    if control:
+        problems += control_problems(controls, expect_one=clean and not crashed)
+    expected_exit = 1 if control else 0  # an honest run with a control has exactly one failure
+    if clean and exit_code != expected_exit:
+        what = "only the control test failed" if control else "the report shows no failure"
+        problems.append(f"{what} but pytest exited with {exit_code}")
+    if clean:
+        problems += _summary_problems(cases, stdout, failures=1 if control else 0)
     return problems
 
 
-def _summary_problems(cases: list[CaseResult], stdout: str) -> list[str]:
+def control_problems(controls: list[CaseResult], expect_one: bool) -> list[str]:
+    """The control test must be reported once, as failed (it always fails)."""
+    wrong = sorted({case.outcome for case in controls if case.outcome != "failed"})
+    if wrong:
+        shown = " and ".join(wrong)
+        return [f"the control test, which always fails, is reported as {shown}: outcomes were rewritten"]
+    if expect_one and len(controls) != 1:
+        return [f"the control test, which always fails, is reported {len(controls)} times, not once"]
+    return []
+
+
+def _summary_problems(cases: list[CaseResult], stdout: str, failures: int) -> list[str]:
     summaries = [line.strip() for line in stdout.splitlines() if SUMMARY.match(line.strip())]
     if len(summaries) != 1:
         return [f"pytest's output has {len(summaries)} summary lines, expected one"]
     passed = sum(case.outcome == "passed" for case in cases)
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", summaries[0])}
-    failures = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
-    if counts.get("passed", 0) != passed or failures:
+    failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
+    if counts.get("passed", 0) != passed or failed != failures:
         return [f"pytest's summary {summaries[0]!r} disagrees with the report ({passed} passed)"]
     return []
 

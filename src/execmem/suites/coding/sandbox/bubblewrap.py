@@ -7,8 +7,12 @@ Every command runs as a chain of ``prlimit`` -> outer ``bwrap`` -> [``setpriv``]
   read-only (``/usr``, ``/etc``, ``/bin``, ``/lib*``, ``/sbin`` where they exist), the task environment
   and its interpreter read-only at their own paths, the workdir read-write (its ``.git`` read-only),
   extra folders the caller names, a new ``/proc`` and ``/dev``, and private size-capped tmpfs on
-  ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run``. It unshares the pid, network, IPC and UTS
-  namespaces, starts a new session, clears the environment and dies with its parent.
+  ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run``. Installed Python packages inside those folders
+  (the system's ``site-packages``/``dist-packages`` and those of the interpreter, ``hidden_paths``)
+  are covered by empty read-only folders: the task's venv does not use them, and they may hold a
+  task's library at its fixed version, or execmem with its task file. It unshares the pid,
+  network, IPC and UTS namespaces, starts a new session, clears the environment and dies with
+  its parent.
 - When the harness is root, the outer ``bwrap`` runs as root (so it can open sources under a
   mode-700 home) keeping only the capabilities ``setpriv`` needs to switch to the unprivileged host
   user, which then clears every capability set, the bounding set included.
@@ -18,6 +22,7 @@ Every command runs as a chain of ``prlimit`` -> outer ``bwrap`` -> [``setpriv``]
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import subprocess
@@ -40,6 +45,7 @@ from execmem.suites.coding.sandbox.process import CommandResult, run_process
 
 SYSTEM_DIRS = ("/usr", "/etc")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_PACKAGES = ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages")
 PRIVATE_TMPFS = {"/tmp": "1777", "/var/tmp": "1777", "/dev/shm": "1777", "/run": "0755"}
 MIN_VERSION = (0, 7, 0)  # --size for tmpfs
 _PROBED: dict[tuple[str, Identity], str] = {}
@@ -143,7 +149,15 @@ def outer_args(
     for sub in config.protected_subpaths:
         if (workdir / sub).exists():
             args += ["--ro-bind", str(workdir / sub), str(workdir / sub)]
+    for path in hidden_folders(config.hidden_paths):
+        args += ["--perms", "0555", "--size", str(MIB), "--tmpfs", str(path), "--remount-ro", str(path)]
     return [*args, "--clearenv"]  # the inner bwrap, as the workdir's owner, changes into it
+
+
+def hidden_folders(extra: Sequence[Path]) -> list[Path]:
+    """The system's installed Python packages and ``extra``, where they exist."""
+    system = [Path(path) for pattern in SYSTEM_PACKAGES for path in sorted(glob.glob(pattern))]
+    return [path for path in [*system, *map(absolute, extra)] if path.is_dir()]
 
 
 def system_mounts() -> list[str]:

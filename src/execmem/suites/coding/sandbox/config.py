@@ -28,7 +28,9 @@ class SandboxLimits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     processes: int = Field(default=256, ge=8, description="processes and threads the command may add")
-    address_space_mib: int = Field(default=4096, ge=64, description="virtual memory per process")
+    address_space_mib: int = Field(
+        default=1536, ge=64, description="virtual memory per process (built-in test runs fit in 768)"
+    )
     file_size_mib: int = Field(default=1024, ge=1, description="largest file a process may write")
     open_files: int = Field(default=4096, ge=64, description="open file descriptors per process")
     cpu_s: int = Field(default=1800, ge=1, description="CPU seconds per process")
@@ -49,6 +51,10 @@ class SandboxConfig(BaseModel):
     gid: int = Field(default=65534, gt=0, description="host gid of commands when the harness runs as root")
     readonly_paths: list[Path] = Field(
         default_factory=list, description="bound read-only (the task environment, its interpreter)"
+    )
+    hidden_paths: list[Path] = Field(
+        default_factory=list,
+        description="inside bound folders, covered by an empty read-only folder (installed packages)",
     )
     protected_subpaths: list[str] = Field(
         default_factory=lambda: [".git"], description="inside the workdir, bound read-only"

@@ -115,6 +115,7 @@ class DockerSandbox:
         args += [arg for path in protected for arg in mount(path, "ro")]  # the base commit stays true
         args += [arg for path in writable for arg in mount(path)]
         args += [arg for path in [*self.config.readonly_paths, *readonly] for arg in mount(path, "ro")]
+        args += [arg for path in self.config.hidden_paths for arg in ("--tmpfs", f"{absolute(path)}:ro")]
         for key, value in (env or {}).items():
             args += ["-e", f"{key}={value}"]
         return [*args, *limit_args(self.config.limits), self.image, *shell(command, self.config.limits)]
