@@ -127,6 +127,9 @@ def test_attribution_recovers_the_planted_causes_on_at_least_90_percent_of_faile
     every = row_of(shares, by="all")
     assert every["failed"] == len(failed)
     assert row_of(shares, by="solver", group="bound")["solver-bound %"] > 0
+    labels = study.tables["attribution-labels"]
+    assert sum(row[3] for row in labels["rows"] if row[0] == "all") == len(failed)
+    assert labels["chart"]["kind"] == "stacked"
 
 
 def test_the_strip_ablation_finds_the_planted_volume_effect_and_none_where_none_was_planted(study):
@@ -190,6 +193,7 @@ def test_the_html_report_draws_the_tables(study, tmp_path):
     cli("report", study.report / "report.json", "-o", tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text()
     assert "Strip ablation of instruction-polluted records" in page and "attribution-shares" in page
+    assert page.count("<svg") >= 6  # the dose curve, the headroom split, the label shares, at two widths
 
 
 def test_a_run_with_unfinished_targets_is_reported_on_the_rest_and_exits_1(study, tmp_path):

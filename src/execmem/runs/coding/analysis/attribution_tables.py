@@ -48,16 +48,7 @@ def shares_table(pairs: list[Pair]) -> ReportTable:
         "record lines",
         "frozen lines",
     ]
-    rows = []
-    keys: list[tuple[str, Callable[[Pair], str]]] = [
-        ("system", lambda p: p.system.system),
-        ("solver", lambda p: p.solver),
-    ]
-    for by, key in keys:
-        for value in dict.fromkeys(key(p) for p in pairs):
-            rows.append(_share_row(by, value, [p for p in pairs if key(p) == value]))
-    if pairs:
-        rows.append(_share_row("all", "all", pairs))
+    rows = [_share_row(by, group, chosen) for by, group, chosen in _groups(pairs)]
     notes = [
         "A pair (target × solver × system) failed when the system's rate is below max(off, frozen); each "
         "failed pair gets the first label whose rule holds (docs/attribution.md). Label shares: % of failed "
@@ -68,6 +59,48 @@ def shares_table(pairs: list[Pair]) -> ReportTable:
     return ReportTable(
         "attribution-shares", "Failure attribution: the first broken link", columns, rows, notes
     )
+
+
+def labels_table(pairs: list[Pair]) -> ReportTable:
+    """The label shares of ``shares_table`` one row per group and label (form degradation by its
+    subtypes), as the stacked chart draws them."""
+    rows = []
+    for by, group, chosen in _groups(pairs):
+        failed = [p for p in chosen if p.result.failed]
+        names = Counter(_label_name(p) for p in failed)
+        rows += [
+            [by, group, name, names[name], pct(names[name], len(failed))] for name in _LONG if names[name]
+        ]
+    chart = {"kind": "stacked", "x": "group", "y": "share of failed pairs %", "color": "label",
+             "answers": "Where does each record break: ranking, form, use, or the solver?"}  # fmt: skip
+    notes = ["Failed pairs by their label; form degradation split by its subtypes."]
+    columns = ["by", "group", "label", "failed pairs", "share of failed pairs %"]
+    return ReportTable("attribution-labels", "Failure attribution by label", columns, rows, notes, chart)
+
+
+_LONG = [
+    *(LABEL_NAMES[k] for k in LABELS if k != "form_degradation"),
+    *(f"form: {SUBTYPE_NAMES[k]}" for k in SUBTYPES),
+]
+
+
+def _label_name(pair: Pair) -> str:
+    if pair.result.label == "form_degradation":
+        return f"form: {SUBTYPE_NAMES[pair.result.subtype or '']}"
+    return LABEL_NAMES[pair.result.label or "other"]
+
+
+def _groups(pairs: list[Pair]) -> list[tuple[str, str, list[Pair]]]:
+    """(by, group, pairs) per system, per solver, and all."""
+    found = []
+    keys: list[tuple[str, Callable[[Pair], str]]] = [
+        ("system", lambda p: p.system.system),
+        ("solver", lambda p: p.solver),
+    ]
+    for by, key in keys:
+        for value in dict.fromkeys(key(p) for p in pairs):
+            found.append((by, value, [p for p in pairs if key(p) == value]))
+    return found + ([("all", "all", pairs)] if pairs else [])
 
 
 def pairs_table(pairs: list[Pair]) -> ReportTable:

@@ -55,8 +55,10 @@ def split_table(pairs: list[Pair]) -> ReportTable:
         f"{sum(p.inputs.r_frozen < 1 for p in ceiling)} with the frozen record.",
         "Pairs: target × solver × system, each system at its smallest top_k.",
     ]
+    chart = {"kind": "bars", "x": "off resolved", "y": "mean Δ system − off", "color": "solver",
+             "answers": "Where the solver succeeds without memory, can a record only lose?"}  # fmt: skip
     return ReportTable(
-        "headroom-split", "Headroom: effects by the solver's memory-off rate", columns, rows, notes
+        "headroom-split", "Headroom: effects by the solver's memory-off rate", columns, rows, notes, chart
     )
 
 

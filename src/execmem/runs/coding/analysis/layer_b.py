@@ -108,8 +108,10 @@ def dose_table(groups: list[SolverRuns], boot: Bootstrap) -> ReportTable:
         "Records joined in rank order; every row of a system on the same targets. "
         + _CI_NOTE.format(n=boot.n_resamples, s=boot.seed)
     ]
+    chart = {"kind": "line", "x": "top k", "y": "resolved on", "color": "system",
+             "answers": "Does the resolved rate rise or fall as more records fill the slot?"}  # fmt: skip
     return ReportTable(
-        "dose-curve", "Dose curve: resolved rate by records injected (top k)", columns, rows, notes
+        "dose-curve", "Dose curve: resolved rate by records injected (top k)", columns, rows, notes, chart
     )
 
 

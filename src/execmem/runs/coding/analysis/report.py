@@ -9,7 +9,7 @@ from typing import Any
 
 from execmem.core.files import DamagedFileError, read_json_document
 from execmem.runs.coding.analysis.ablation import ablation_table
-from execmem.runs.coding.analysis.attribution_tables import pairs_table, shares_table
+from execmem.runs.coding.analysis.attribution_tables import labels_table, pairs_table, shares_table
 from execmem.runs.coding.analysis.effects import Bootstrap
 from execmem.runs.coding.analysis.gating import gate_table
 from execmem.runs.coding.analysis.headroom import (
@@ -75,6 +75,7 @@ def coding_report(folders: list[Path], settings: ReportSettings) -> CodingReport
     if pairs:
         tables += [
             shares_table(pairs),
+            labels_table(pairs),
             pairs_table(pairs),
             split_table(pairs),
             predictors_table(pairs, settings.headroom_below, settings.off_below),
