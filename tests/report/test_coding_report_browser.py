@@ -44,7 +44,7 @@ def report(coding_runs, tmp_path_factory) -> Path:
 
 
 def test_the_coding_charts_drew_and_the_rates_are_metrics_json(page, coding_runs, screenshots):
-    for chart in ("coding-resolved", "coding-effects"):
+    for chart in ("coding-resolved", "coding-effects", "table-layer-a"):
         svg = page.locator(f"#fig-{chart} .svg.wide svg")
         assert svg.bounding_box()["width"] > 250 and svg.locator("g.role-mark > *").count() > 0
     for role, run in coding_runs.items():

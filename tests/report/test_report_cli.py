@@ -25,6 +25,7 @@ TABLES = {
             "columns": ["component", "share", "n", "note"],
             "rows": [["records", 0.6125, 48, None], ["length", 0.125, 48, {"ci": [0.1, 0.2]}]],
             "notes": ["shares of the uplift"],
+            "chart": {"kind": "bars", "x": "component", "y": "share", "answers": "What made the uplift?"},
         }
     ],
 }

@@ -11,6 +11,7 @@ from execmem.report.charts import Figure, figure, interval_chart
 from execmem.report.coding_runs import CodingRun, paired, resolved_row, trajectories
 from execmem.report.options import ReportOptions
 from execmem.report.packing import pack
+from execmem.report.table_charts import table_figures
 from execmem.report.tables import TablesDocument, folder_tables
 
 
@@ -47,7 +48,7 @@ def coding_section(
         effects=effects,
         paired_note=note,
         tables=[(str(path), doc) for path, doc in found],
-        figures=_figures(resolved, effects),
+        figures=_figures(resolved, effects) + table_figures([doc for _, doc in found]),
         browser=_browser(runs, options.output_chars),
     )
     section.notes = [f"{run.label}: {run.status()}" for run in runs if not run.complete]

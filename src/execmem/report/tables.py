@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -19,6 +19,23 @@ SKIPPED = ("manifest.json", "memory.json", "metrics.json", "config.json")
 MAX_BYTES = 20_000_000
 
 
+class ChartHint(BaseModel):
+    """How a table asks to be drawn (``runs.report_tables``): columns named, never positions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["bars", "stacked", "interval", "line"]
+    x: str
+    y: str
+    color: str | None = None
+    low: str | None = None
+    high: str | None = None
+    answers: str = ""
+
+    def named(self) -> list[str]:
+        return [c for c in (self.x, self.y, self.color, self.low, self.high) if c is not None]
+
+
 class Table(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -27,12 +44,18 @@ class Table(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     notes: list[str] = []
+    chart: ChartHint | None = None
 
     @model_validator(mode="after")
     def _rows_fit(self) -> Table:
         for n, row in enumerate(self.rows):
             if len(row) != len(self.columns):
                 raise ValueError(f"row {n} has {len(row)} cells for {len(self.columns)} columns")
+        unknown = [c for c in (self.chart.named() if self.chart else []) if c not in self.columns]
+        if unknown:
+            raise ValueError(f"chart names {unknown[0]!r}, which is not one of the columns")
+        if self.chart and self.chart.kind == "interval" and not (self.chart.low and self.chart.high):
+            raise ValueError("an interval chart needs its 'low' and 'high' columns")
         return self
 
 
