@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from execmem.suites.vehicle.release import DataNotFound, resolve_data_dir
+from tests.plugin_sites import install_plugin
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO / "tests" / "data" / "vehicle"
@@ -42,6 +43,19 @@ def vehicle_data() -> Path:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def planted_memory_site(tmp_path_factory) -> Path:
+    """The planted-record memory (``execmem.testing.planted_record_memory``) registered by its test plugin."""
+    return install_plugin("execmem_planted_memory", tmp_path_factory.mktemp("planted-memory"))
+
+
+@pytest.fixture
+def planted_memory(planted_memory_site, monkeypatch) -> str:
+    """``--memory planted-records`` selectable for the test; the name to select it by."""
+    monkeypatch.syspath_prepend(str(planted_memory_site))
+    return "planted-records"
 
 
 @pytest.fixture(scope="module")

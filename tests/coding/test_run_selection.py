@@ -50,7 +50,7 @@ def test_the_shipped_set_with_a_subset_is_declared_and_pinned(tmp_path):
 def test_memory_records_come_from_the_whole_file_not_the_subset(tmp_path):
     later = next(t for t in load_tasks(builtin_tasks_path()) if t.instance_id.endswith("__bug-06"))
     run = CodingRun(config(only=[later.instance_id], memory="record"), tmp_path / "run")
-    assert len(run.memories[later.instance_id].sources) == 3  # earlier same-repo tasks, not in the subset
+    assert len(run.memories.by_target[later.instance_id].sources) == 3  # earlier same-repo tasks only
     run.store.close()
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -20,8 +18,7 @@ from execmem.memory.registry import (
     create_memory,
 )
 from tests.memory.conftest import at, msg
-
-PLUGIN_SOURCE = Path(__file__).resolve().parents[1] / "plugins" / "execmem_testplugin"
+from tests.plugin_sites import install_plugin
 
 
 def with_entry_points(monkeypatch, *extra: EntryPoint) -> None:
@@ -86,15 +83,7 @@ def test_a_factory_must_return_a_memory_system(monkeypatch):
 @pytest.fixture(scope="session")
 def plugin_site(tmp_path_factory) -> Path:
     """The test plugin, pip-installed (no deps, no build isolation) into a fresh site directory."""
-    source = tmp_path_factory.mktemp("plugin-src") / "execmem_testplugin"
-    shutil.copytree(PLUGIN_SOURCE, source)  # pip builds in the source tree: keep ours clean
-    site = tmp_path_factory.mktemp("plugin-site")
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index"]
-    done = subprocess.run(
-        [*command, "--quiet", "--target", str(site), str(source)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, f"installing the test plugin failed:\n{done.stdout}\n{done.stderr}"
-    return site
+    return install_plugin("execmem_testplugin", tmp_path_factory.mktemp("plugin"))
 
 
 @pytest.fixture

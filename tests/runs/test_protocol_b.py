@@ -12,7 +12,6 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
-from execmem.agents.vehicle.conditions import memory_system
 from execmem.agents.vehicle.conditions.ingest import by_hour
 from execmem.agents.vehicle.conditions.memory_search import (
     SearchMemoryTool,
@@ -20,15 +19,12 @@ from execmem.agents.vehicle.conditions.memory_search import (
     format_item,
     format_results,
 )
-from execmem.agents.vehicle.conditions.memory_system import (
-    MemorySetupError,
-    MemorySystemCondition,
-    open_system,
-)
+from execmem.agents.vehicle.conditions.memory_system import MemorySystemCondition, open_system
 from execmem.cli.main import app
 from execmem.core.files import complete_records
 from execmem.core.protocols import MemoryItem
 from execmem.core.tokens import estimate_tokens
+from execmem.memory import MemorySetupError, registry
 from execmem.memory.bm25 import Bm25Memory
 from execmem.suites.vehicle.dataset import HistoryLine, load_history
 from execmem.testing.fake_server import FakeServer, Reply, ToolCallSpec
@@ -196,8 +192,8 @@ FACTORIES = {"path-only": PathOnlyConfig, "label-only": LabelOnly, "anything": T
 
 
 def test_offered_settings_go_only_to_systems_that_declare_them(monkeypatch):
-    monkeypatch.setattr(memory_system, "memory_factory", FACTORIES.__getitem__)
-    monkeypatch.setattr(memory_system, "create_memory", lambda name, **config: FACTORIES[name](**config))
+    monkeypatch.setattr(registry, "memory_factory", FACTORIES.__getitem__)
+    monkeypatch.setattr(registry, "create_memory", lambda name, **config: FACTORIES[name](**config))
     assert open_system("path-only", "/tmp/state.sqlite", {}) == PathOnlyConfig(path="/tmp/state.sqlite")
     assert open_system("label-only", "/tmp/state.sqlite", {"label": "y"}).label == "y"
     assert open_system("anything", "/tmp/state.sqlite", {"k": 1}).config == {"k": 1}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated
@@ -14,6 +13,14 @@ from rich.table import Table
 
 from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
+from execmem.cli.coding_memory import (
+    HistoryOption,
+    MemoryOption,
+    QueryOption,
+    TopKOption,
+    TruncateOption,
+    memory_choice,
+)
 from execmem.cli.coding_options import (
     ApiKeyEnvOption,
     BaseUrlOption,
@@ -54,30 +61,26 @@ from execmem.cli.endpoint_options import (
     ToolChoiceOption,
 )
 from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
+from execmem.cli.memory_options import MemoryOptionsOption
 from execmem.cli.run_outcome import check_complete, run_with_progress
 from execmem.cli.tables import print_tables
 from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.layer_a import layer_a_tables
+from execmem.runs.coding.sieve.history_items import HistoryArtifactError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.report_tables import tables_document
+from execmem.suites.coding.conditions import CONDITIONS
 from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
-_RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError)
-
-
-class Memory(StrEnum):
-    off = "off"
-    record = "record"
-    frozen = "frozen"
-    irrelevant = "irrelevant"
-    other_repo = "other-repo"
+_RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError,
+               HistoryArtifactError)  # fmt: skip
 
 
 @app.command("run")
@@ -87,13 +90,7 @@ def run(
     out: Annotated[Path, typer.Option(help="Run folder; re-running the same command resumes.")],
     only: OnlyOption = "",
     limit: LimitOption = None,
-    memory: Annotated[
-        Memory,
-        typer.Option(
-            help="off, record (earlier same-repo fixes), frozen (--frozen FILE's experiences), "
-            "irrelevant (everyday text) or other-repo (another repository's records)."
-        ),
-    ] = Memory.off,
+    memory: MemoryOption = "off",
     frozen: Annotated[
         Path | None,
         typer.Option(
@@ -101,6 +98,11 @@ def run(
             "treatment that irrelevant/other-repo match in length. Give it to every run of a comparison."
         ),
     ] = None,
+    history: HistoryOption = None,
+    top_k: TopKOption = None,
+    query: QueryOption = None,
+    truncate_chars: TruncateOption = None,
+    memory_option: MemoryOptionsOption = None,
     seeds: SeedsOption = 4,
     solver: Annotated[
         Solver, typer.Option(help="bash (built-in) or miniswe (mini-swe-agent: the [miniswe] extra).")
@@ -136,6 +138,11 @@ def run(
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
     check_out_folder(cache_dir, "--cache-dir")
+    if memory not in CONDITIONS and executor is not ExecutorName.local:  # its system stays in this process
+        raise typer.BadParameter(
+            "a memory system's run (Layer B) runs in this process: use --executor local",
+            param_hint="'--executor'",
+        )
     chosen = chosen_executor(executor, ray_address)
     config = checked_config(_config, locals())
     try:
@@ -158,10 +165,11 @@ def _config(**options) -> CodingRunConfig:
     """The run's config from the command's options (pydantic checks the values)."""
     o = SimpleNamespace(**options)
     check_sandbox(o.sandbox, o.image, o.unsafe_local)
+    memory, system = memory_choice(o.memory, o.history, o.top_k, o.query, o.truncate_chars, o.memory_option)
     return CodingRunConfig(
         model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
-        memory=o.memory.value, frozen_file=frozen_path(o.frozen), seeds=o.seeds, solver=solver_config(o),
-        solver_kind=o.solver.value,
+        memory=memory, system=system, frozen_file=frozen_path(o.frozen), seeds=o.seeds,
+        solver=solver_config(o), solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image, reuse_evaluations=o.reuse_evaluations,
@@ -222,8 +230,9 @@ def _print_report(report: dict, console: Console) -> None:
     for column in ("memory", "run", "episodes", "resolved", "suspect", "input tok", "output tok", "steps"):
         conditions.add_column(column, justify="left" if column in ("memory", "run") else "right")
     for role, c in report["conditions"].items():
+        label = f"{role} ({c['system']})" if "system" in c else role
         conditions.add_row(
-            role, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", str(c["evaluation_suspect"]),
+            label, c["run"], str(c["episodes"]), f"{c['resolved_rate']:.3f}", str(c["evaluation_suspect"]),
             f"{c['mean_input_tokens']:.0f}", f"{c['mean_output_tokens']:.0f}", f"{c['mean_steps']:.1f}",
         )  # fmt: skip
     console.print(conditions)

@@ -3,13 +3,12 @@ an unusable environment, with a message that already names the file, line, field
 
 from __future__ import annotations
 
-from execmem.agents.vehicle.conditions.memory_system import MemorySetupError
 from execmem.core.files import DamagedFileError
 from execmem.core.jsonl import JsonlError
 from execmem.llm.cache import CacheError
 from execmem.llm.errors import EndpointError, InfraError
 from execmem.llm.token_counter import TokenizerError
-from execmem.memory import MemoryRegistryError, MissingExtraError
+from execmem.memory import MemoryRegistryError, MemorySetupError, MissingExtraError
 from execmem.report.errors import ReportError
 from execmem.runs.episode_log import RunFolderError
 from execmem.runs.executors.base import ExecutorError

@@ -13,7 +13,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from execmem.agents.vehicle.conditions.memory_system import MemorySetupError
 from execmem.cli.boundary import StdoutConsole
 from execmem.cli.common import DataOption, check_out_folder, fail
 from execmem.cli.memory_options import (
@@ -26,7 +25,7 @@ from execmem.cli.memory_options import (
 from execmem.cli.vehicle import app
 from execmem.cli.vehicle_run import parse_scenarios
 from execmem.core.protocols import MemorySystem
-from execmem.memory import MemoryRegistryError, MissingExtraError, memory_factory
+from execmem.memory import MemoryRegistryError, MemorySetupError, MissingExtraError, memory_factory
 from execmem.runs.vehicle.audit import (
     AUDIT_FILE,
     DEFAULT_BUDGETS,

@@ -5,20 +5,24 @@ Imports only ``execmem.core`` (and third-party libraries): a memory knows no ben
 
 from execmem.memory.registry import (
     MemoryRegistryError,
+    MemorySetupError,
     MissingExtraError,
     UnknownMemoryError,
     accepted_settings,
     available_memories,
     create_memory,
     memory_factory,
+    open_memory,
 )
 
 __all__ = [
     "MemoryRegistryError",
+    "MemorySetupError",
     "MissingExtraError",
     "UnknownMemoryError",
     "accepted_settings",
     "available_memories",
     "create_memory",
     "memory_factory",
+    "open_memory",
 ]

@@ -13,7 +13,8 @@ the class or function. A factory that declares nothing is given only the options
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -29,6 +30,10 @@ class MemoryRegistryError(LookupError):
 
 class UnknownMemoryError(MemoryRegistryError):
     """No memory system is registered under that name; the message lists the valid ones."""
+
+
+class MemorySetupError(ValueError):
+    """A memory system that cannot be built with the settings given."""
 
 
 class MissingExtraError(ImportError):
@@ -87,6 +92,24 @@ def create_memory(name: str, **config: Any) -> MemorySystem:
     if not isinstance(memory, MemorySystem):
         raise TypeError(f"memory system {name!r} did not return a MemorySystem: {memory!r}")
     return memory
+
+
+def open_memory(name: str, offered: Mapping[str, Any], options: Mapping[str, Any]) -> MemorySystem:
+    """The system ``name`` built as a harness builds it: each ``offered`` setting (the run's state file,
+    how history is windowed, ...) the factory declares it takes, then the user's ``options`` on top.
+    Unknown names and missing extras raise the registry's own errors; a system that refuses its
+    options raises MemorySetupError naming them."""
+    taken = accepted_settings(memory_factory(name))
+    config = {key: value for key, value in offered.items() if key in taken} | dict(options)
+    try:
+        return create_memory(name, **config)
+    except TypeError as exc:
+        raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
+    except ValueError as exc:
+        raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
+    except (sqlite3.Error, OSError) as exc:  # e.g. --memory-option path= a file that cannot be made
+        where = config.get("path", "its storage")
+        raise MemorySetupError(f"memory system {name!r}: cannot open {where} ({exc})") from exc
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """Pair coding runs of one protocol and report the effect of memory, per solver.
 
-A solver's runs are one ``off`` run, one treatment (``record`` or ``frozen``) and any of the controls
+A solver's runs are one ``off`` run, one treatment (``record``, ``frozen`` or a memory system's run,
+``system``) and any of the controls
 (``irrelevant``, ``other-repo``), given in any order. They pair only when every manifest field the
 protocol fixes agrees, and the controls must match the treatment's memory policy. The report gives
 each condition's resolved rate and cost, and for each comparison the mean target-level difference
@@ -32,7 +33,9 @@ from execmem.runs.paired_stats import (
 )
 from execmem.suites.coding.conditions import CONTROLS, TREATMENTS
 
-ROLES = ("off", *TREATMENTS, *CONTROLS)
+RUN_TREATMENTS = (*TREATMENTS, "system")
+"""What a run's memory may be measured as against off: a condition's treatment or a memory system."""
+ROLES = ("off", *RUN_TREATMENTS, *CONTROLS)
 """Conditions in the order a report lists them."""
 _POLICY_NAMING = ("condition", "control_rule", "matches", "corpus_sha256")
 MIN_TARGETS = 20
@@ -88,11 +91,12 @@ def by_condition(runs: list[CodingRunData]) -> tuple[dict[str, CodingRunData], l
                 f"{found[run.condition].folder} and {run.folder} both have memory {run.condition!r}"
             )
         found[run.condition] = run
-    treatments = [c for c in TREATMENTS if c in found]
+    treatments = [c for c in RUN_TREATMENTS if c in found]
     if "off" not in found:
         problems.append("no run with memory 'off' to pair with")
     if len(treatments) != 1:
-        problems.append(f"need one treatment run (memory {' or '.join(TREATMENTS)}), got {len(treatments)}")
+        kinds = " or ".join(RUN_TREATMENTS)
+        problems.append(f"need one treatment run (memory {kinds}), got {len(treatments)}")
     return {role: found[role] for role in ROLES if role in found}, problems
 
 
@@ -104,7 +108,7 @@ def pairing_problems(runs: list[CodingRunData]) -> list[str]:
         for field in FIXED_FIELDS:
             found = differences(first.manifest.get(field), run.manifest.get(field), f"{field}.")
             problems += _described(found, first, run)
-    treatment = next((roles[c] for c in TREATMENTS if c in roles), None)
+    treatment = next((roles[c] for c in RUN_TREATMENTS if c in roles), None)
     for control in (roles[c] for c in CONTROLS if c in roles and treatment is not None):
         problems += _described(
             differences(_policy(treatment), _policy(control), "memory."), treatment, control
@@ -152,6 +156,8 @@ def outcomes(run: CodingRunData, targets: list[str], seeds: list[int]) -> np.nda
 def condition_summary(run: CodingRunData, targets: list[str], seeds: list[int]) -> dict[str, Any]:
     episodes = [run.episodes[episode_id(t, s)] for t in targets for s in seeds]
     summary: dict[str, Any] = {"run": str(run.folder), "episodes": len(episodes)}
+    if run.condition == "system":
+        summary["system"] = run.manifest["memory"].get("system")
     summary["resolved_rate"] = float(target_rates(outcomes(run, targets, seeds)).mean())
     summary["evaluation_suspect"] = sum(map(is_suspect, episodes))
     for key in _COST:
@@ -173,7 +179,7 @@ def paired_report(
     targets, dropped = paired_targets(list(by_role.values()), allow_incomplete)
     seeds = runs[0].manifest["seeds"]
     matrices = {role: outcomes(run, targets, seeds) for role, run in by_role.items()}
-    treatment = next(role for role in TREATMENTS if role in matrices)
+    treatment = next(role for role in RUN_TREATMENTS if role in matrices)
     controls = [role for role in CONTROLS if role in matrices]
     comparisons = [(treatment, "off"), *((c, "off") for c in controls), *((treatment, c) for c in controls)]
     return {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from execmem import __version__
 from execmem.agents.coding.config import SolverConfig
@@ -14,6 +14,7 @@ from execmem.agents.coding.solvers import BashSolver, CodingSolver, SolverKind
 from execmem.core.clock import now_iso
 from execmem.llm.config import ModelConfig
 from execmem.runs.coding.evaluation_reuse import REUSE_RULE
+from execmem.runs.coding.layer_b.config import SystemMemoryConfig
 from execmem.runs.identity import measured_model
 from execmem.suites.coding.conditions import Condition, MemorySource, describe_memory
 from execmem.suites.coding.records import RecordPolicy
@@ -38,7 +39,8 @@ class CodingRunConfig(BaseModel):
 
     model: ModelConfig
     tasks_file: Path
-    memory: Condition = "off"
+    memory: Condition | Literal["system"] = "off"
+    system: SystemMemoryConfig | None = Field(None, description="memory 'system': the system and its history")
     seeds: int = Field(4, ge=1, description="episodes per task, with sampling seeds 0..seeds-1")
     solver: SolverConfig = Field(default_factory=SolverConfig)
     solver_kind: SolverKind = Field("bash", description="bash (built-in) or miniswe (mini-swe-agent)")
@@ -60,6 +62,12 @@ class CodingRunConfig(BaseModel):
     def seed_list(self) -> list[int]:
         return list(range(self.seeds))
 
+    @model_validator(mode="after")
+    def _system_with_its_settings(self) -> CodingRunConfig:
+        if (self.memory == "system") != (self.system is not None):
+            raise ValueError("memory 'system' goes with the system's settings, and only it")
+        return self
+
 
 def build_manifest(
     config: CodingRunConfig,
@@ -68,9 +76,11 @@ def build_manifest(
     task_sha256: str,
     memory: MemorySource,
     agent: CodingSolver | None = None,
+    memory_block: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The protocol of the run: FIXED_FIELDS, the memory block, plus versions and call details.
-    ``agent`` is the run's solver (the built-in one when not given)."""
+    ``agent`` is the run's solver (the built-in one when not given); ``memory_block`` a memory
+    system's (Layer B), else the condition's."""
     agent = agent or BashSolver()
     model = {k: v for k, v in measured_model(config.model.model_dump()).items() if k != "seed"}
     return {
@@ -99,7 +109,7 @@ def build_manifest(
             "frozen_file_sha256": memory.frozen_sha256,
         },
         "seeds": config.seed_list(),
-        "memory": describe_memory(config.memory, memory),
+        "memory": memory_block or describe_memory(config.memory, memory),
         "versions": {"execmem": __version__, "python": platform.python_version()},
         "invocation": config.model_dump(mode="json"),
         "started_at": now_iso(),

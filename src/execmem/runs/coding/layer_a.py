@@ -15,6 +15,7 @@ from typing import Any
 
 from execmem.runs.coding.compare import ROLES
 from execmem.runs.report_tables import ReportTable
+from execmem.suites.coding.conditions import CONTROLS
 
 
 def _present(reports: list[dict[str, Any]]) -> list[str]:
@@ -33,7 +34,7 @@ def _ci(effect: dict[str, Any] | None) -> list[Any]:
 
 def resolved_table(reports: list[dict[str, Any]]) -> ReportTable:
     roles = _present(reports)
-    controls = [role for role in roles if role not in ("off", "record", "frozen")]
+    controls = [role for role in roles if role in CONTROLS]
     seeds = len(reports[0]["seeds"])
     columns = ["solver", "targets", "seeds", *(f"resolved {role}" for role in roles)]
     columns += ["Δ treatment - off", "95% CI"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,13 @@ from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.evaluation_reuse import EvaluationStore
+from execmem.runs.coding.memories import open_memories
 from execmem.runs.coding.metrics import compute_metrics
-from execmem.runs.coding.store import CodingRunStore, episode_id
-from execmem.runs.executors.base import Executor, WorkerSide
+from execmem.runs.coding.store import episode_id
+from execmem.runs.executors.base import Executor, ExecutorError, WorkerSide
 from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
 from execmem.suites.coding.bases import BaseCache
-from execmem.suites.coding.conditions import MemorySource, check_condition, memory_for
+from execmem.suites.coding.conditions import MemorySource, check_condition
 from execmem.suites.coding.frozen import load_frozen
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import RecordError
@@ -30,25 +32,23 @@ from execmem.suites.coding.venvs import VenvCache
 
 class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
     """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``,
-    ``FrozenFileError`` or ``RunFolderError`` before any episode when the run cannot be made as asked."""
+    ``FrozenFileError`` or ``RunFolderError`` before any episode when the run cannot be made as asked
+    (a memory system's run also the registry's errors, ``MemorySetupError``, ``HistoryArtifactError``)."""
 
     def __init__(self, config: CodingRunConfig, folder: Path, coding_cache: Path | None = None) -> None:
         self.config = config
         folder = folder.resolve()
         every_task = load_tasks(config.tasks_file)
         source = memory_source(config, every_task)
-        check_condition(config.memory, source)
+        if config.system is None:
+            check_condition(config.memory, source)
         self.tasks = run_targets(every_task, config, source)
         sandbox = make_sandbox(config.sandbox, unsafe_local=config.unsafe_local, image=config.image)
         sandbox_kind = sandbox.describe()["kind"]
-        self.memories = {  # records come from the whole file: a subset changes targets, not history
-            t.instance_id: memory_for(config.memory, t, source) for t in self.tasks
-        }
         agent = make_solver(config.solver_kind)
         sha = file_sha256(config.tasks_file)
-        manifest = build_manifest(config, self.tasks, sandbox_kind, sha, source, agent)
-        self.store = CodingRunStore(folder, manifest)
-        self.store.save_memory({key: memory.to_dict() for key, memory in self.memories.items()})
+        manifest = partial(build_manifest, config, self.tasks, sandbox_kind, sha, source, agent)
+        self.memories, self.store = open_memories(config, folder, source, self.tasks, manifest)
         self.cache = ResponseCache((config.cache_dir or folder) / "responses.sqlite")
         store = (config.cache_dir or folder) / "evaluations.sqlite"
         self.evaluations = EvaluationStore(store) if config.reuse_evaluations else None
@@ -70,10 +70,11 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         )
 
     async def run(self, on_episode=None, executor: Executor | None = None) -> dict[str, Any]:
-        """The skeleton's run; the evaluation store (when reused) is closed with the run."""
+        """The skeleton's run; the memories and the evaluation store (when reused) close with the run."""
         try:
             return await super().run(on_episode, executor)
         finally:
+            self.memories.close()
             if self.evaluations is not None:
                 self.evaluations.close()
 
@@ -89,6 +90,8 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         return (*DRIVER_ONLY, "by_seed", "evaluations")
 
     def worker_copy(self) -> CodingRun:
+        if self.config.system is not None:  # its system's state and memory.json stay with the driver
+            raise ExecutorError("a memory system's run (Layer B) runs in this process: use --executor local")
         twin = super().worker_copy()
         twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
         return twin
@@ -130,7 +133,7 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         async with self.slots:
             trajectory = self.store.trajectory(identifier)
             try:
-                memory, model = self.memories[task.instance_id], self.by_seed[seed]
+                memory, model = await self.memories.memory(task), self.by_seed[seed]
                 return await run_episode(identifier, task, memory, model, self.settings, trajectory)
             finally:
                 trajectory.close()

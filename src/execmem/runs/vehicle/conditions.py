@@ -10,12 +10,7 @@ from execmem.agents.vehicle.conditions.base import MemoryCondition
 from execmem.agents.vehicle.conditions.build_cache import BuildCache
 from execmem.agents.vehicle.conditions.key_value import KeyValueCondition
 from execmem.agents.vehicle.conditions.key_value_release import ReleaseKeyValueCondition
-from execmem.agents.vehicle.conditions.memory_system import (
-    STORE_FILE,
-    MemorySetupError,
-    MemorySystemCondition,
-    open_system,
-)
+from execmem.agents.vehicle.conditions.memory_system import STORE_FILE, MemorySystemCondition, open_system
 from execmem.agents.vehicle.conditions.prompt import FullHistory, GoldMemory, NoMemory
 from execmem.agents.vehicle.conditions.summary import RecursiveSummary
 from execmem.agents.vehicle.conditions.summary_release import ReleaseSummary
@@ -23,7 +18,7 @@ from execmem.agents.vehicle.prompts import KV_PROMPT_VERSION, SUMMARY_PROMPT_VER
 from execmem.agents.vehicle.release_prompts import KV_RELEASE_VERSION, SUMMARY_RELEASE_VERSION
 from execmem.core.protocols import MemorySystem, Model
 from execmem.llm.token_counter import TokenizerError, make_counter
-from execmem.memory import MissingExtraError, available_memories, memory_factory
+from execmem.memory import MemorySetupError, MissingExtraError, available_memories, memory_factory
 from execmem.runs.vehicle.config import VehicleRunConfig
 from execmem.suites.vehicle.dataset import HistoryLine
 

@@ -4,10 +4,8 @@ Each message keeps its timestamp and its source line (the history file's ``line_
 systems that record sources can say which lines an item came from. An hour is written with the
 timestamp of its last line, as if the memory were updated just after each hour of dialogue.
 
-Cost: wall seconds, plus model calls and tokens for systems that report them. A system reports
-them with an optional ``usage()`` method returning running totals under any of the keys
-``llm_calls``, ``input_tokens``, ``output_tokens``; the ingest cost is the difference across
-ingestion. Systems without it (the embedded ones call no model) cost 0 calls and 0 tokens.
+Cost: wall seconds, plus model calls and tokens for systems that report them
+(``execmem.memory.usage``: the difference of the system's running totals across ingestion).
 """
 
 from __future__ import annotations
@@ -19,9 +17,8 @@ from datetime import datetime
 from itertools import groupby
 
 from execmem.core.protocols import MemoryMessage, MemorySystem
+from execmem.memory.usage import reported_usage, usage_since
 from execmem.suites.vehicle.dataset import HistoryLine
-
-USAGE_KEYS = ("llm_calls", "input_tokens", "output_tokens")
 
 
 @dataclass(frozen=True)
@@ -47,13 +44,6 @@ def _hour(line: HistoryLine) -> datetime:
     return line.timestamp.replace(minute=0, second=0, microsecond=0)
 
 
-def reported_usage(memory: MemorySystem) -> dict[str, int]:
-    """The system's running model usage, or zeros when it reports none."""
-    report = getattr(memory, "usage", None)
-    totals = report() if callable(report) else {}
-    return {key: int(totals.get(key, 0)) for key in USAGE_KEYS}
-
-
 def ingest_history(memory: MemorySystem, user_id: str, history: Sequence[HistoryLine]) -> Ingestion:
     """Add the history to ``user_id``'s space, one hour per call; what it cost."""
     before = reported_usage(memory)
@@ -62,6 +52,4 @@ def ingest_history(memory: MemorySystem, user_id: str, history: Sequence[History
     for lines in hours:
         memory.add([to_message(line) for line in lines], user_id, lines[-1].timestamp)
     seconds = time.perf_counter() - started
-    after = reported_usage(memory)
-    usage = {key: after[key] - before[key] for key in USAGE_KEYS}
-    return Ingestion(len(history), len(hours), seconds, usage)
+    return Ingestion(len(history), len(hours), seconds, usage_since(memory, before))

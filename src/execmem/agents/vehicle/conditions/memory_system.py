@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,7 @@ from execmem.agents.vehicle.conditions.memory_search import SearchMemoryTool
 from execmem.core.archive import pack_folder, unpack_folder
 from execmem.core.files import is_temporary, read_json_document, write_json_atomic
 from execmem.core.protocols import MemorySystem, Usage
-from execmem.memory import accepted_settings, create_memory, memory_factory
+from execmem.memory import MemorySetupError, open_memory
 from execmem.suites.vehicle.dataset import HistoryLine, Question
 from execmem.suites.vehicle.lexicon import car_lexicon
 
@@ -39,10 +38,6 @@ STORE_FILE = "memory.sqlite"
 SHARED_STORE = "shared"
 MARKER_SUFFIX = ".ingested.json"
 _OWN_STORE = re.compile(r"^scenario-[0-9]+$")
-
-
-class MemorySetupError(ValueError):
-    """A memory system that cannot be built with the settings given."""
 
 
 def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySystem:
@@ -56,17 +51,7 @@ def open_system(name: str, path: str, options: Mapping[str, Any]) -> MemorySyste
     built with the user's options alone.
     """
     offered = {"path": path, "windowing": DEFAULT_WINDOWING, "lexicon": list(car_lexicon())}
-    taken = accepted_settings(memory_factory(name))
-    config = {key: value for key, value in offered.items() if key in taken} | dict(options)
-    try:
-        return create_memory(name, **config)
-    except TypeError as exc:
-        raise MemorySetupError(f"memory system {name!r} rejects the options {sorted(config)}: {exc}") from exc
-    except ValueError as exc:
-        raise MemorySetupError(f"memory system {name!r}: {exc}") from exc
-    except (sqlite3.Error, OSError) as exc:  # e.g. --memory-option path= a file that cannot be made
-        where = config.get("path", "its storage")
-        raise MemorySetupError(f"memory system {name!r}: cannot open {where} ({exc})") from exc
+    return open_memory(name, offered, options)
 
 
 @dataclass
