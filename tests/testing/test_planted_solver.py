@@ -40,6 +40,17 @@ def test_the_probability_follows_the_documented_formula(tasks):
     assert solver.probability(init, "see alpha/core.py and pkg/__init__.py") == 0  # a path is no function
 
 
+def test_instruction_lines_and_any_memory_cost_what_they_are_planted_to(tasks):
+    plants = {"alpha__inc-2": Plant(0.8, 0.0, memory_cost=0.5)}
+    solver = PlantedSolver(tasks, plants, ceiling=0.0, length_cost=0.0, instruction_cost=0.1)
+    task = by_id(tasks, "alpha__inc-2")
+    told = "You must read this.\nPlease submit soon.\nnothing to see"
+    assert solver.probability(task, None) == pytest.approx(0.8)
+    assert solver.probability(task, "nothing to see") == pytest.approx(0.3)
+    assert solver.probability(task, told) == pytest.approx(0.8 - 0.5 - 2 * 0.1)
+    assert solver.describe()["instruction_cost"] == 0.1
+
+
 def test_draws_are_fixed_per_instance_and_seed_and_shared_by_conditions(tasks):
     solver = PlantedSolver(tasks, ceiling=0.0, base=0.5)
     task = by_id(tasks, "alpha__double-1")
@@ -74,11 +85,15 @@ def test_the_factory_reads_a_plant_file_and_other_prompts_are_refused(tasks, tmp
     tasks_file = tmp_path / "tasks.jsonl"
     tasks_file.write_text("".join(task.model_dump_json() + "\n" for task in tasks))
     plant = tmp_path / "plant.json"
-    plant.write_text(json.dumps({"beta__neg-1": {"p_off": 0.5, "effect": 0.2, "stall": True}}))
-    solver = planted(tasks=str(tasks_file), plant=str(plant), ceiling="0")
-    assert (
-        solver.plants["beta__neg-1"] == Plant(0.5, 0.2, True) and solver.plants["alpha__inc-2"].p_off == 0.0
+    plant.write_text(
+        json.dumps({"beta__neg-1": {"p_off": 0.5, "effect": 0.2, "stall": True, "memory_cost": 0.1}})
     )
+    solver = planted(tasks=str(tasks_file), plant=str(plant), ceiling="0", instruction_cost="0.2")
+    assert (
+        solver.plants["beta__neg-1"] == Plant(0.5, 0.2, True, 0.1)
+        and solver.plants["alpha__inc-2"].p_off == 0.0
+    )
+    assert solver.instruction_cost == 0.2
     refused = solver(
         {"messages": [{"role": "system", "content": "judge"}, {"role": "user", "content": "{}"}]}
     )

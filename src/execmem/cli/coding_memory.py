@@ -26,8 +26,8 @@ MemoryOption = Annotated[
     str,
     typer.Option(
         help="off, record (earlier same-repo fixes), frozen (--frozen FILE's experiences), irrelevant "
-        "(everyday text), other-repo (another repository's records), or a registered memory system "
-        "(bm25, dense, fusion, mem0, ...: Layer B, with --history)."
+        "(everyday text), other-repo (another repository's records), given (--given FILE's texts), or a "
+        "registered memory system (bm25, dense, fusion, mem0, ...: Layer B, with --history)."
     ),
 ]
 HistoryOption = Annotated[

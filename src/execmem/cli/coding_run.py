@@ -74,13 +74,14 @@ from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.report_tables import tables_document
 from execmem.suites.coding.conditions import CONDITIONS
 from execmem.suites.coding.frozen import FrozenFileError
+from execmem.suites.coding.given import GivenFileError
 from execmem.suites.coding.records import RecordError, RecordPolicy
 from execmem.suites.coding.sandbox.config import SandboxUnavailable
 from execmem.suites.coding.tasks import TaskFileError
 
 _console = Console(stderr=True)
-_RUN_ERRORS = (TaskFileError, FrozenFileError, SandboxUnavailable, RecordError, RunFolderError, OSError,
-               HistoryArtifactError)  # fmt: skip
+_RUN_ERRORS = (TaskFileError, FrozenFileError, GivenFileError, SandboxUnavailable, RecordError,
+               RunFolderError, OSError, HistoryArtifactError)  # fmt: skip
 
 
 @app.command("run")
@@ -96,6 +97,13 @@ def run(
         typer.Option(
             help="Frozen benchmark file (SIEVE's frozen.jsonl): its targets are run, its texts are the "
             "treatment that irrelevant/other-repo match in length. Give it to every run of a comparison."
+        ),
+    ] = None,
+    given: Annotated[
+        Path | None,
+        typer.Option(
+            help="Given-text file (JSON lines {target, text, arm, derived_from}): with --memory given, "
+            "each target's slot text; its targets are run (docs/attribution.md)."
         ),
     ] = None,
     history: HistoryOption = None,
@@ -168,21 +176,22 @@ def _config(**options) -> CodingRunConfig:
     memory, system = memory_choice(o.memory, o.history, o.top_k, o.query, o.truncate_chars, o.memory_option)
     return CodingRunConfig(
         model=model_config(o), tasks_file=tasks_path(o.tasks), only=only_ids(o.only), limit=o.limit,
-        memory=memory, system=system, frozen_file=frozen_path(o.frozen), seeds=o.seeds,
-        solver=solver_config(o), solver_kind=o.solver.value,
+        memory=memory, system=system, frozen_file=input_path(o.frozen, "--frozen"),
+        given_file=input_path(o.given, "--given"), seeds=o.seeds, solver=solver_config(o),
+        solver_kind=o.solver.value,
         records=RecordPolicy(n_records=o.n_records, max_chars=o.max_chars), unsafe_local=o.unsafe_local,
         concurrency=o.concurrency, cache_dir=o.cache_dir.resolve() if o.cache_dir else None,
         keep_workspaces=o.keep_workspaces, image=o.image, reuse_evaluations=o.reuse_evaluations,
     )  # fmt: skip
 
 
-def frozen_path(frozen: Path | None) -> Path | None:
-    """The frozen file, which must exist."""
-    if frozen is None:
+def input_path(path: Path | None, option: str) -> Path | None:
+    """An input file (--frozen, --given), which must exist."""
+    if path is None:
         return None
-    if not frozen.is_file():
-        raise typer.BadParameter(f"{frozen} is not a file", param_hint="'--frozen'")
-    return frozen.expanduser().resolve()
+    if not path.is_file():
+        raise typer.BadParameter(f"{path} is not a file", param_hint=f"'{option}'")
+    return path.expanduser().resolve()
 
 
 @app.command("compare")

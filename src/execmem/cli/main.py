@@ -22,7 +22,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "vehicle": ("execmem.cli.vehicle", "execmem.cli.vehicle_run", "execmem.cli.vehicle_audit",
                 "execmem.cli.vehicle_compare", "execmem.cli.vehicle_diagnose"),
     "data": ("execmem.cli.data",),
-    "coding": ("execmem.cli.coding", "execmem.cli.coding_run", "execmem.cli.coding_sieve"),
+    "coding": ("execmem.cli.coding", "execmem.cli.coding_run", "execmem.cli.coding_sieve",
+               "execmem.cli.coding_report"),
 }  # fmt: skip
 COMMANDS: dict[str, str] = {"report": "execmem.cli.report"}
 """Top-level commands that are no group: command -> the module whose ``app`` holds just that command."""

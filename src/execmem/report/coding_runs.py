@@ -11,11 +11,10 @@ from typing import Any
 import numpy as np
 
 from execmem.core.files import DamagedFileError, complete_records, read_json_document
-from execmem.core.text import slug
 from execmem.report.run_state import SAVED, RunState, computed_because, saved_metrics
 from execmem.runs.coding.compare import ROLES, CodingRunData, load_coding_run, paired_report
 from execmem.runs.coding.metrics import compute_metrics, counts_as_resolved
-from execmem.runs.coding.store import episode_id
+from execmem.runs.coding.store import episode_id, trajectory_path
 from execmem.runs.episode_log import in_use, unresolved_infra_errors
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES, percentile_interval
@@ -112,7 +111,7 @@ def _memory(folder: Path) -> dict[str, Any]:
 
 
 def _trajectory(folder: Path, episode: dict[str, Any], memory: Any, limit: int) -> dict[str, Any]:
-    path = folder / "trajectories" / f"{slug(episode['id'], keep='@')}.jsonl"
+    path = trajectory_path(folder, episode["id"])
     lines = complete_records(path) if path.is_file() else []
     steps = [_step(line, limit) for line in lines if "step" in line]
     return {

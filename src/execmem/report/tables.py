@@ -4,7 +4,6 @@ that ``execmem coding compare --json`` and later commands write."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from execmem.core.files import DamagedFileError, read_json_document
 from execmem.core.pydantic_errors import first_error
 from execmem.report.errors import ReportError
+from execmem.runs.report_tables import format_cell
 
 SKIPPED = ("manifest.json", "memory.json", "metrics.json", "config.json")
 """A run folder's own files, never tables documents."""
@@ -91,15 +91,5 @@ def folder_tables(folder: Path) -> list[tuple[Path, TablesDocument]]:
 
 
 def cell(value: Any) -> str:
-    """A cell as text: numbers to four significant decimals, nothing as a dash, the rest as JSON."""
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.4g}"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+    """A cell as text (``runs.report_tables.format_cell``: the Markdown tables read the same)."""
+    return format_cell(value)

@@ -37,6 +37,17 @@ class PairedInterval:
         return asdict(self)
 
 
+def paired_differences(
+    on: Sequence[float] | np.ndarray, off: Sequence[float] | np.ndarray, what: str = "conditions"
+) -> np.ndarray:
+    """on - off per target; ValueError unless both hold one value per target."""
+    on_values, off_values = np.asarray(on, dtype=float), np.asarray(off, dtype=float)
+    if on_values.shape != off_values.shape or on_values.ndim != 1 or on_values.size == 0:
+        shapes = f"{on_values.shape} and {off_values.shape}"
+        raise ValueError(f"need one value per target in both {what}, got {shapes}")
+    return on_values - off_values
+
+
 def paired_bootstrap(
     on: Sequence[float] | np.ndarray,
     off: Sequence[float] | np.ndarray,
@@ -45,12 +56,7 @@ def paired_bootstrap(
     confidence: float = 0.95,
 ) -> PairedInterval:
     """Percentile bootstrap interval of mean(on - off), resampling the pairs (targets)."""
-    on_values, off_values = np.asarray(on, dtype=float), np.asarray(off, dtype=float)
-    if on_values.shape != off_values.shape or on_values.ndim != 1 or on_values.size == 0:
-        raise ValueError(
-            f"need one value per target in both conditions, got {on_values.shape} and {off_values.shape}"
-        )
-    diff = on_values - off_values
+    diff = paired_differences(on, off)
     low, high = percentile_interval(diff, n_resamples, seed, confidence)
     return PairedInterval(float(diff.mean()), low, high, confidence, diff.size, n_resamples, seed)
 

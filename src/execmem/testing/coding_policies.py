@@ -27,8 +27,9 @@ def bash(command: str) -> Reply:
 
 
 def issue_of(message: str) -> str:
-    """The problem statement inside the solver's first user message."""
-    return message.split("<issue>\n", 1)[1].split("\n</issue>", 1)[0]
+    """The problem statement inside the solver's first user message (the last ``<issue>`` block: a
+    memory slot, which comes first, may quote an issue of its own)."""
+    return message.rsplit("<issue>\n", 1)[1].split("\n</issue>", 1)[0]
 
 
 def steps_taken(body: dict) -> int:

@@ -11,21 +11,26 @@ the real solver loop, bash tool and sandbox. Each episode takes three steps:
 
 The probability (documented in docs/sieve.md)::
 
-    p = clip(p_off + effect * named - length_cost * chars / 1000, 0, 1)
+    p = clip(p_off + effect * named - length_cost * chars / 1000
+             - instruction_cost * flagged - memory_cost * present, 0, 1)
 
 ``named`` is 1 when the memory slot holds the fix's file path *and* the name of a function it
-changes (a whole word), else 0; ``chars`` is the memory text's length (0 without memory). The
+changes (a whole word), else 0; ``chars`` is the memory text's length (0 without memory): the
+sensitivity to record volume; ``flagged`` the memory's lines that hold a term of the attribution's
+instruction lexicon (docs/attribution.md): the sensitivity to instructions; ``present`` 1 when
+there is any memory text: a solver that any note distracts (a plant's ``memory_cost``). The
 episode resolves when ``u < p``, with ``u = sha256("SALT:INSTANCE:SEED")`` read as a number in
 [0, 1): the same draw for every memory condition of an (instance, seed), so conditions compare as
 common random numbers. Per task: ``p_off`` is 1.0 (at ceiling) when ``sha256("ceiling:SALT:ID")``
 falls below ``ceiling``, else ``base``; ``effect`` is the policy's; a plant file
-(``{"ID": {"p_off": .., "effect": .., "stall": true}}``) overrides any task. A stalled task never
-submits (it lists the folder until the step budget ends): its trajectory is not completed.
+(``{"ID": {"p_off": .., "effect": .., "memory_cost": .., "stall": true}}``) overrides any task. A
+stalled task never submits (it lists the folder until the step budget ends): its trajectory is not
+completed.
 
 Serve it with ``python -m execmem.testing.fake_server --policy planted [--arg tasks=FILE]
 [--arg plant=FILE] [--arg ceiling=0.25] [--arg base=0] [--arg effect=1] [--arg length_cost=0.05]
-[--arg salt=0]``. Replies that are not solver turns (a SIEVE judge or distiller prompt) are
-refused with a 400: use the extractive distiller and no judge with this solver.
+[--arg instruction_cost=0] [--arg salt=0]``. Replies that are not solver turns (a SIEVE judge or
+distiller prompt) are refused with a 400: use the extractive distiller and no judge with this solver.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execmem.agents.coding.prompts import SUBMIT_COMMAND, memory_slot_text
+from execmem.suites.coding.attribution.lexicons import INSTRUCTION
 from execmem.suites.coding.gitrepo import changed_paths
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.records import touched_functions
@@ -57,6 +63,7 @@ class Plant:
     p_off: float
     effect: float
     stall: bool = False
+    memory_cost: float = 0.0
 
 
 def draw(*parts: object) -> float:
@@ -92,10 +99,11 @@ class PlantedSolver:
         base: float = 0.0,
         effect: float = 1.0,
         length_cost: float = 0.05,
+        instruction_cost: float = 0.0,
         salt: str = "0",
     ) -> None:
         self.by_issue = {task.problem_statement: task for task in tasks}
-        self.length_cost, self.salt = length_cost, salt
+        self.length_cost, self.instruction_cost, self.salt = length_cost, instruction_cost, salt
         self.plants = {
             task.instance_id: (plants or {}).get(task.instance_id)
             or Plant(1.0 if draw("ceiling", salt, task.instance_id) < ceiling else base, effect)
@@ -106,6 +114,7 @@ class PlantedSolver:
         return {
             "kind": "planted-coding-solver",
             "length_cost": self.length_cost,
+            "instruction_cost": self.instruction_cost,
             "salt": self.salt,
             "at_ceiling": sum(p.p_off >= 1 for p in self.plants.values()),
             "tasks": len(self.plants),
@@ -114,7 +123,9 @@ class PlantedSolver:
     def probability(self, task: CodingTask, memory: str | None) -> float:
         plant, text = self.plants[task.instance_id], memory or ""
         named = 1.0 if text and names_fix(task, text) else 0.0
+        flagged = sum(bool(INSTRUCTION.search(line)) for line in text.splitlines())
         p = plant.p_off + plant.effect * named - self.length_cost * len(text) / 1000
+        p -= self.instruction_cost * flagged + (plant.memory_cost if text else 0.0)
         return min(1.0, max(0.0, p))
 
     def resolves(self, task: CodingTask, memory: str | None, seed: int) -> bool:
@@ -165,6 +176,12 @@ def _annotated(section: str, note: str) -> str:
     return "\n".join([*header, *body]) + "\n"
 
 
+def plant_of(raw: dict) -> Plant:
+    """One task's plant from a plant file's object."""
+    cost = float(raw.get("memory_cost", 0))
+    return Plant(float(raw["p_off"]), float(raw["effect"]), bool(raw.get("stall")), cost)
+
+
 def planted(
     tasks: str = "builtin",
     plant: str | None = None,
@@ -172,6 +189,7 @@ def planted(
     base: str = "0.0",
     effect: str = "1.0",
     length_cost: str = "0.05",
+    instruction_cost: str = "0.0",
     salt: str = "0",
 ) -> PlantedSolver:
     """The factory ``--policy planted`` calls (every argument a string, as ``--arg`` gives it)."""
@@ -179,9 +197,7 @@ def planted(
     plants = None
     if plant:
         raw = json.loads(Path(plant).read_text(encoding="utf-8"))
-        plants = {
-            key: Plant(float(v["p_off"]), float(v["effect"]), bool(v.get("stall"))) for key, v in raw.items()
-        }
+        plants = {key: plant_of(v) for key, v in raw.items()}
     return PlantedSolver(
         load_tasks(path),
         plants,
@@ -189,5 +205,6 @@ def planted(
         base=float(base),
         effect=float(effect),
         length_cost=float(length_cost),
+        instruction_cost=float(instruction_cost),
         salt=salt,
     )

@@ -48,6 +48,9 @@ class CodingRunConfig(BaseModel):
     frozen_file: Path | None = Field(
         None, description="frozen benchmark file: its targets are the run's, its texts the treatment"
     )
+    given_file: Path | None = Field(
+        None, description="given-text file (--memory given): its targets are the run's, its texts the slot's"
+    )
     only: list[str] = Field(default_factory=list, description="instance ids to run (default: all)")
     limit: int | None = Field(None, ge=1, description="run only the first N tasks (after `only`)")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)

@@ -23,6 +23,7 @@ from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
 from execmem.suites.coding.bases import BaseCache
 from execmem.suites.coding.conditions import MemorySource, check_condition
 from execmem.suites.coding.frozen import load_frozen
+from execmem.suites.coding.given import load_given
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.records import RecordError
 from execmem.suites.coding.sandbox.base import make_sandbox
@@ -32,8 +33,9 @@ from execmem.suites.coding.venvs import VenvCache
 
 class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
     """One run folder being filled. Raises ``SandboxUnavailable``, ``TaskFileError``, ``RecordError``,
-    ``FrozenFileError`` or ``RunFolderError`` before any episode when the run cannot be made as asked
-    (a memory system's run also the registry's errors, ``MemorySetupError``, ``HistoryArtifactError``)."""
+    ``FrozenFileError``, ``GivenFileError`` or ``RunFolderError`` before any episode when the run
+    cannot be made as asked (a memory system's run also the registry's errors, ``MemorySetupError``,
+    ``HistoryArtifactError``)."""
 
     def __init__(self, config: CodingRunConfig, folder: Path, coding_cache: Path | None = None) -> None:
         self.config = config
@@ -140,22 +142,33 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
 
 
 def memory_source(config: CodingRunConfig, tasks: list[CodingTask]) -> MemorySource:
-    """The run's memory source: the task file's records, and the frozen file when given."""
-    if config.frozen_file is None:
-        return MemorySource(tasks, config.records)
-    frozen = load_frozen(config.frozen_file)
+    """The run's memory source: the task file's records, and the frozen and given-text files when
+    given (their targets must be the task file's; a given file's, the frozen file's too)."""
+    frozen = load_frozen(config.frozen_file) if config.frozen_file is not None else None
+    given = load_given(config.given_file) if config.given_file is not None else None
     known = {task.instance_id for task in tasks}
-    unknown = [target for target in frozen if target not in known]
-    if unknown:
-        raise RecordError(
-            f"{config.frozen_file}: target {unknown[0]} is not in the task file {config.tasks_file}"
-        )
-    return MemorySource(tasks, config.records, frozen, file_sha256(config.frozen_file))
+    for path, targets, among in (
+        (config.frozen_file, frozen, known),
+        (config.given_file, given, known if frozen is None else set(frozen)),
+    ):
+        unknown = [target for target in targets or {} if target not in among]
+        if unknown:
+            where = config.tasks_file if among is known else config.frozen_file
+            raise RecordError(f"{path}: target {unknown[0]} is not in {where}")
+    return MemorySource(
+        tasks, config.records, frozen, _sha(config.frozen_file), given, _sha(config.given_file)
+    )
+
+
+def _sha(path: Path | None) -> str | None:
+    return file_sha256(path) if path is not None else None
 
 
 def run_targets(tasks: list[CodingTask], config: CodingRunConfig, source: MemorySource) -> list[CodingTask]:
-    """The run's targets: ``only`` and ``limit`` applied to the frozen file's targets (when given)."""
+    """The run's targets: ``only`` and ``limit`` applied to the frozen and given files' targets (when
+    given)."""
     chosen = select_tasks(tasks, config.only, None)
-    if source.frozen is not None:
-        chosen = [task for task in chosen if task.instance_id in source.frozen]
+    for restricted in (source.frozen, source.given):
+        if restricted is not None:
+            chosen = [task for task in chosen if task.instance_id in restricted]
     return chosen[: config.limit] if config.limit is not None else chosen

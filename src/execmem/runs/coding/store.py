@@ -44,6 +44,11 @@ def episode_id(instance_id: str, seed: int) -> str:
     return f"{instance_id}@{seed}"
 
 
+def trajectory_path(folder: Path, identifier: str) -> Path:
+    """Where an episode's trajectory is written in a run folder."""
+    return folder / "trajectories" / f"{slug(identifier, keep='@')}.jsonl"
+
+
 def manifest_problems(saved: dict[str, Any], current: dict[str, Any], fields=_COMPARED) -> list[str]:
     """Readable differences of ``fields`` between two manifests (empty when they agree)."""
     return identity_mismatch({k: saved.get(k) for k in fields}, {k: current.get(k) for k in fields})
@@ -66,6 +71,6 @@ class CodingRunStore(EpisodeLog):
 
     def trajectory(self, identifier: str) -> JsonlAppender:
         """A fresh trajectory file for an episode (an earlier, unfinished attempt's is replaced)."""
-        path = self.folder / "trajectories" / f"{slug(identifier, keep='@')}.jsonl"
+        path = trajectory_path(self.folder, identifier)
         path.unlink(missing_ok=True)
         return JsonlAppender(path, durable=False)

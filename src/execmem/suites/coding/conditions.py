@@ -7,8 +7,10 @@
 | ``frozen``     | the target's frozen experience (``frozen``: a SIEVE output or any file of that format) |
 | ``irrelevant`` | everyday sentences with no software content (``everyday``), as long as the treatment text |
 | ``other-repo`` | another repository's records, as long as the treatment text |
+| ``given``      | the target's text from a given-text file (``given``: strip arms, the gate, any text) |
 
-The *treatment* is ``frozen`` when the run has a frozen file, else ``record``; the two controls
+The *treatment* is ``given`` when the run has a given-text file, else ``frozen`` when it has a
+frozen file, else ``record``; the two controls
 match the treatment text's length target by target, and a target without treatment text gets no
 memory under any condition. A frozen text that names its target (instance id, issue number) is
 refused: no target identifier reaches the slot.
@@ -22,6 +24,7 @@ from typing import Any, Literal, get_args
 
 from execmem.suites.coding.everyday import corpus_sha256, everyday_memory
 from execmem.suites.coding.frozen import FrozenRecord
+from execmem.suites.coding.given import GivenText, shared_provenance
 from execmem.suites.coding.history import identifier_leaks, target_view
 from execmem.suites.coding.records import (
     InjectedMemory,
@@ -32,9 +35,9 @@ from execmem.suites.coding.records import (
 )
 from execmem.suites.coding.tasks import CodingTask
 
-Condition = Literal["off", "record", "frozen", "irrelevant", "other-repo"]
+Condition = Literal["off", "record", "frozen", "irrelevant", "other-repo", "given"]
 CONDITIONS: tuple[str, ...] = get_args(Condition)
-TREATMENTS = ("record", "frozen")
+TREATMENTS = ("record", "frozen", "given")
 CONTROLS = ("irrelevant", "other-repo")
 _CONTROL_RULES = {
     "irrelevant": "everyday sentences with no software content (the shipped corpus), in an order "
@@ -47,15 +50,19 @@ _CONTROL_RULES = {
 
 @dataclass(frozen=True)
 class MemorySource:
-    """What a run's memory is made from: the task file's records, or a frozen file."""
+    """What a run's memory is made from: the task file's records, a frozen file, a given-text file."""
 
     tasks: Sequence[CodingTask]
     policy: RecordPolicy
     frozen: Mapping[str, FrozenRecord] | None = None
     frozen_sha256: str | None = None
+    given: Mapping[str, GivenText] | None = None
+    given_sha256: str | None = None
 
     @property
     def treatment(self) -> str:
+        if self.given is not None:
+            return "given"
         return "frozen" if self.frozen is not None else "record"
 
 
@@ -65,6 +72,10 @@ def check_condition(condition: str, source: MemorySource) -> None:
         raise RecordError(f"unknown memory condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
     if condition == "frozen" and source.frozen is None:
         raise RecordError("memory frozen needs a frozen file (--frozen FILE)")
+    if condition == "given" and source.given is None:
+        raise RecordError("memory given needs a given-text file (--given FILE)")
+    if condition in ("record", "frozen") and source.given is not None:
+        raise RecordError(f"memory {condition} takes no given-text file (--given: given and the controls)")
     if condition == "record" and source.frozen is not None:
         raise RecordError("memory record takes no frozen file: its controls match the record text")
 
@@ -80,7 +91,21 @@ def frozen_memory(target: CodingTask, source: MemorySource) -> InjectedMemory:
     return InjectedMemory(record.text, tuple(record.provenance.get("history_ids", [])))
 
 
+def given_memory(target: CodingTask, source: MemorySource) -> InjectedMemory:
+    """The target's given text (None when the file has none for it, or its text is null)."""
+    given = (source.given or {}).get(target.instance_id)
+    if given is None or not given.text:
+        return InjectedMemory(None)
+    leaks = identifier_leaks(given.text, target_view(target))
+    if leaks:
+        raise RecordError(f"given text of {target.instance_id} names its target ({', '.join(leaks)})")
+    history = given.derived_from.get("history_ids") or []
+    return InjectedMemory(given.text, tuple(str(h) for h in history))
+
+
 def treatment_memory(target: CodingTask, source: MemorySource) -> InjectedMemory:
+    if source.given is not None:
+        return given_memory(target, source)
     if source.frozen is not None:
         return frozen_memory(target, source)
     return record_memory(target, source.tasks, source.policy)
@@ -114,6 +139,16 @@ def describe_memory(condition: str, source: MemorySource) -> dict[str, Any]:
 
 
 def _treatment_policy(source: MemorySource) -> dict[str, Any]:
+    if source.given is not None:
+        return {
+            "arm": next(iter(source.given.values())).arm,
+            "given_file_sha256": source.given_sha256,
+            "derived_from": shared_provenance(source.given.values()),
+            "retrieval_trigger": "none: the text was written before the run (the given-text file)",
+            "insertion_rule": "the target's given text, whole, in the <memory> slot of the first user "
+            "message; nothing when it is null",
+            "truncation_rule": "none",
+        }
     if source.frozen is None:
         return source.policy.describe()
     return {

@@ -20,12 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from execmem.core.files import atomic_write
-from execmem.core.jsonl import JsonlError, read_jsonl
-from execmem.core.pydantic_errors import first_error
 from execmem.suites.coding.experience import Experience
+from execmem.suites.coding.target_lines import target_lines
 
 FROZEN_FORMAT = "execmem-frozen-v1"
 
@@ -56,23 +55,7 @@ def frozen_record(target: str, repo: str, experience: Experience, provenance: di
 
 def load_frozen(path: Path) -> dict[str, FrozenRecord]:
     """Every record of a frozen file, by target (a target twice is an error)."""
-    records: dict[str, FrozenRecord] = {}
-    try:
-        for where, raw in read_jsonl(path):
-            if not isinstance(raw, dict):
-                raise FrozenFileError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-            try:
-                record = FrozenRecord.model_validate(raw)
-            except ValidationError as exc:
-                raise FrozenFileError(f"{where}: {first_error(exc)}") from None
-            if record.target in records:
-                raise FrozenFileError(f"{where}: field target: duplicate {record.target!r}")
-            records[record.target] = record
-    except JsonlError as exc:
-        raise FrozenFileError(str(exc)) from None
-    except OSError as exc:
-        raise FrozenFileError(f"{path}: cannot read ({exc.strerror})") from None
-    return records
+    return {record.target: record for _, record in target_lines(path, FrozenRecord, FrozenFileError)}
 
 
 def dump_frozen(records: Iterable[FrozenRecord], path: Path) -> None:
