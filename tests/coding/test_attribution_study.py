@@ -146,6 +146,11 @@ def test_the_strip_ablation_finds_the_planted_volume_effect_and_none_where_none_
         assert volume[f"seeds recovered {arm}"] > 0 and volume[f"p {arm}"] < 0.05, volume
         assert bound[f"seeds recovered {arm}"] == 0 and bound[f"p {arm}"] >= 0.05, bound
     assert "10000 sign patterns, seed 0" in " ".join(table["notes"])
+    drawn = study.tables["strip-ablation-arms"]
+    assert drawn["chart"]["kind"] == "bars"
+    for arm in ("original", "flagged-removed", "random-removed"):
+        shown = row_of(drawn, records=f"{volume['solver']} / {volume['system']}", arm=arm)["resolved"]
+        assert shown == volume[f"resolved {arm}"]
 
 
 def test_the_headroom_split_shows_the_planted_ceiling_losses(study):

@@ -83,6 +83,22 @@ def ablation_table(
     )
 
 
+def arms_table(ablation: ReportTable) -> ReportTable:
+    """The ablation's resolved rates, one row per record set and arm, drawn as grouped bars."""
+    index = {name: n for n, name in enumerate(ablation.columns)}
+    rows = [
+        [f"{row[index['solver']]} / {row[index['system']]}", arm, row[index[f"resolved {arm}"]]]
+        for row in ablation.rows
+        if row[index["solver"]] != "all"
+        for arm in ARMS
+    ]
+    question = "Does taking lines out of a polluted record help, and does it matter which lines?"
+    chart = {"kind": "bars", "x": "records", "y": "resolved", "color": "arm", "answers": question}
+    notes = ["The same cells as the strip ablation's resolved columns (share of seeds, over its targets)."]
+    title = "Strip ablation: resolved per arm"
+    return ReportTable("strip-ablation-arms", title, ["records", "arm", "resolved"], rows, notes, chart)
+
+
 def _row(
     solver: str, system: str, arms: dict[str, AnalysisRun], pooled: dict, n: int, seed: int
 ) -> list[Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from execmem.core.files import DamagedFileError, read_json_document
-from execmem.runs.coding.analysis.ablation import ablation_table
+from execmem.runs.coding.analysis.ablation import ablation_table, arms_table
 from execmem.runs.coding.analysis.attribution_tables import labels_table, pairs_table, shares_table
 from execmem.runs.coding.analysis.effects import Bootstrap
 from execmem.runs.coding.analysis.gating import gate_table
@@ -82,10 +82,8 @@ def coding_report(folders: list[Path], settings: ReportSettings) -> CodingReport
             solvers_table(pairs),
         ]
     if any(g.given for g in groups):
-        tables += [
-            ablation_table(groups, settings.n_permutations, settings.permutation_seed),
-            gate_table(groups, boot),
-        ]
+        ablation = ablation_table(groups, settings.n_permutations, settings.permutation_seed)
+        tables += [ablation, arms_table(ablation), gate_table(groups, boot)]
     tables = [t for t in tables if t.rows]
     incomplete = [
         str(r.folder) for r in runs if len(complete_targets(r)) < len(r.data.manifest["tasks"]["order"])
