@@ -128,7 +128,6 @@ CODING = ["coding", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"
         ([*CODING, "--memory", "bm25", "--top-k", "0"], "'--top-k'"),
         ([*CODING, "--memory", "bm25", "--top-k", "21"], "'--top-k'"),
         ([*CODING, "--memory", "bm25", "--query", "gold"], "'--query'"),
-        ([*CODING, "--memory", "bm25", "--executor", "ray"], "'--executor': a memory system's run (Layer B)"),
         (["coding", "compare", "a", "b", "--n-resamples", "0"], "'--n-resamples'"),
         (["coding", "report", "nothing"], "nothing is not a coding run folder: manifest.json is missing"),
         (["coding", "report", ".", "--permutations", "0"], "'--permutations'"),

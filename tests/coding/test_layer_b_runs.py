@@ -5,6 +5,8 @@ target reaches the system or the slot, and a finished run resumes without touchi
 
 from __future__ import annotations
 
+import asyncio
+import pickle
 from types import SimpleNamespace
 
 import pytest
@@ -17,7 +19,6 @@ from execmem.runs.coding.compare import compare_runs, load_coding_run
 from execmem.runs.coding.layer_b.ingest import user_space
 from execmem.runs.coding.sieve.history_items import eligible_history
 from execmem.runs.episode_log import RunFolderError
-from execmem.runs.executors.base import ExecutorError
 from execmem.runs.identity import CompareError
 from execmem.suites.coding.tasks import load_tasks
 from execmem.testing.coding_policies import issue_of
@@ -27,9 +28,11 @@ from tests.coding.conftest import needs_bwrap
 from tests.coding.layer_b_support import run_system, system_run
 from tests.coding.paired_support import run_condition
 from tests.coding.sieve_support import PLANTS, make_sieve_tasks, run_sieve, sieve_config
+from tests.conftest import comparable_lines
 
 pytestmark = needs_bwrap
 TARGET = "alpha__double-3"  # the one target SIEVE keeps; its eligible history: alpha__double-1, alpha__inc-2
+TIMING = ("agent_s", "model_latency_s", "prepare_s", "eval_s", "test_s", "episode_s", "finished_at")
 SYSTEMS = {  # run name: (system, settings)
     "bm25": ("bm25", {}),
     "bm25-top3": ("bm25", {"top_k": 3}),
@@ -200,9 +203,35 @@ def test_the_command_line_runs_a_memory_system_with_its_options(layer_b, tmp_pat
     assert entry["query"] == layer_b.tasks[TARGET].problem_statement.splitlines()[0] and entry["chars"] <= 100
 
 
-def test_a_system_run_is_not_sent_to_workers(layer_b, tmp_path):
+def test_a_system_run_sends_workers_its_filled_slots_not_its_system(layer_b, tmp_path):
     run = system_run(tmp_path / "ray", layer_b.tasks_file, "http://127.0.0.1:9", "bm25", layer_b.sieve,
                      frozen_file=layer_b.frozen)  # fmt: skip
-    with pytest.raises(ExecutorError, match="runs in this process"):
-        run.worker_copy()  # what an executor with workers elsewhere sends them
+    assert not (tmp_path / "ray" / "memory.json").exists() or memory_of(tmp_path / "ray") == {}
+    twin = pickle.loads(pickle.dumps(run.worker_copy()))  # what an executor with workers elsewhere sends
     run.memories.close()
+    saved = memory_of(tmp_path / "ray")  # every target prepared by the driver before the copy left
+    assert set(saved) == {task.instance_id for task in run.tasks}
+    assert not hasattr(twin.memories, "system")
+    for task in run.tasks:
+        slot = asyncio.run(twin.memories.memory(task))
+        assert (slot.text, list(slot.sources)) == (
+            saved[task.instance_id]["text"],
+            saved[task.instance_id]["sources"],
+        )
+
+
+def test_a_system_run_on_ray_writes_the_same_run(layer_b, ray_cluster, tmp_path):
+    from execmem.runs.executors.ray_executor import RayExecutor
+
+    with FakeServer(layer_b.solver) as server:
+        run = system_run(tmp_path / "ray", layer_b.tasks_file, server.base_url, "bm25", layer_b.sieve,
+                         frozen_file=layer_b.frozen)  # fmt: skip
+        metrics = asyncio.run(run.run(None, RayExecutor()))
+    local = layer_b.runs["bm25"]
+    assert metrics["episodes"]["complete"]
+    assert comparable_lines(tmp_path / "ray" / "episodes.jsonl", TIMING) == comparable_lines(
+        local / "episodes.jsonl", TIMING
+    )
+    slots = {target: entry["text"] for target, entry in memory_of(tmp_path / "ray").items()}
+    assert slots == {target: entry["text"] for target, entry in memory_of(local).items()}
+    assert read_json_document(tmp_path / "ray" / "manifest.json")["executors"][0]["name"] == "ray"

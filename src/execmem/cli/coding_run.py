@@ -72,7 +72,6 @@ from execmem.runs.episode_log import RunFolderError
 from execmem.runs.identity import CompareError
 from execmem.runs.paired_stats import N_RESAMPLES
 from execmem.runs.report_tables import tables_document
-from execmem.suites.coding.conditions import CONDITIONS
 from execmem.suites.coding.frozen import FrozenFileError
 from execmem.suites.coding.given import GivenFileError
 from execmem.suites.coding.records import RecordError, RecordPolicy
@@ -146,11 +145,6 @@ def run(
     """Run every (task, seed) episode under one memory condition; re-running resumes."""
     check_out_folder(out)
     check_out_folder(cache_dir, "--cache-dir")
-    if memory not in CONDITIONS and executor is not ExecutorName.local:  # its system stays in this process
-        raise typer.BadParameter(
-            "a memory system's run (Layer B) runs in this process: use --executor local",
-            param_hint="'--executor'",
-        )
     chosen = chosen_executor(executor, ray_address)
     config = checked_config(_config, locals())
     try:

@@ -15,10 +15,11 @@ from execmem.llm.client import OpenAIChatModel
 from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.evaluation_reuse import EvaluationStore
+from execmem.runs.coding.layer_b.memories import SystemMemories
 from execmem.runs.coding.memories import open_memories
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import episode_id
-from execmem.runs.executors.base import Executor, ExecutorError, WorkerSide
+from execmem.runs.executors.base import Executor, WorkerSide
 from execmem.runs.runner import DRIVER_ONLY, EpisodeRunner
 from execmem.suites.coding.bases import BaseCache
 from execmem.suites.coding.conditions import MemorySource, check_condition
@@ -92,10 +93,13 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         return (*DRIVER_ONLY, "by_seed", "evaluations")
 
     def worker_copy(self) -> CodingRun:
-        if self.config.system is not None:  # its system's state and memory.json stay with the driver
-            raise ExecutorError("a memory system's run (Layer B) runs in this process: use --executor local")
+        """A Layer B run's targets are prepared here first (its system and memory.json stay with
+        the driver); workers get the filled slots."""
+        slots = self.memories.prepared(self.tasks) if isinstance(self.memories, SystemMemories) else None
         twin = super().worker_copy()
         twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
+        if slots is not None:
+            twin.memories = slots
         return twin
 
     def attach(self, side: WorkerSide) -> None:

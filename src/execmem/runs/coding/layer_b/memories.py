@@ -74,6 +74,15 @@ class SystemMemories:
         entry = self.entries[target]
         return InjectedMemory(entry["text"], tuple(entry["sources"]))
 
+    def prepared(self, tasks: list[CodingTask]) -> PreparedSlots:
+        """Every target prepared here, now (ingest and search in this process, memory.json written),
+        as slots that travel without the system: what workers elsewhere are given."""
+        for task in tasks:
+            if task.instance_id not in self.entries:
+                self.entries = {**self.entries, task.instance_id: self._prepare(task)}
+                self._saved(self.entries)
+        return PreparedSlots({task.instance_id: self.entries[task.instance_id] for task in tasks})
+
     def _prepare(self, task: CodingTask) -> dict[str, Any]:
         view, space = target_view(task), user_space(task.instance_id)
         ingested = self._ingested(task, space)
@@ -103,6 +112,20 @@ class SystemMemories:
         close = getattr(self.system, "close", None)
         if callable(close):
             close()
+
+
+class PreparedSlots:
+    """The slots of a Layer B run's targets, already filled by its driver (``SystemMemories.prepared``)."""
+
+    def __init__(self, entries: Entries) -> None:
+        self.entries = entries
+
+    async def memory(self, task: CodingTask) -> InjectedMemory:
+        entry = self.entries[task.instance_id]
+        return InjectedMemory(entry["text"], tuple(entry["sources"]))
+
+    def close(self) -> None:
+        """Nothing to close: the system stayed with the driver."""
 
 
 def memory_block(config: SystemMemoryConfig, history: SieveHistory, describe: Any) -> dict[str, Any]:
