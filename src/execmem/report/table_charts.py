@@ -15,11 +15,10 @@ def table_figures(documents: list[TablesDocument]) -> list[Figure]:
     figures = []
     for document in documents:
         for table in document.tables:
-            spec = table_spec(table) if table.chart else None
-            if spec is not None:
+            spec = table_spec(table)
+            if spec is not None and table.chart is not None:
                 wide, narrow = draw(spec(WIDE), WIDE, table.title), draw(spec(NARROW), NARROW, table.title)
-                answers = table.chart.answers if table.chart else ""
-                figures.append(Figure(f"table-{table.id}", table.title, answers, wide, narrow))
+                figures.append(Figure(f"table-{table.id}", table.title, table.chart.answers, wide, narrow))
     return figures
 
 

@@ -22,11 +22,12 @@ class TargetMemories(Protocol):
 
 
 class FixedMemories:
-    """Every target's memory, computed before the run (records come from the whole task file: a
-    subset changes the targets, not their history)."""
+    """Every target's memory, computed before the run: a condition's (records come from the whole
+    task file: a subset changes the targets, not their history), or a Layer B run's slots as its
+    driver filled them, for workers elsewhere."""
 
-    def __init__(self, condition: str, source: MemorySource, tasks: list[CodingTask]) -> None:
-        self.by_target = {task.instance_id: memory_for(condition, task, source) for task in tasks}
+    def __init__(self, by_target: dict[str, InjectedMemory]) -> None:
+        self.by_target = by_target
 
     async def memory(self, task: CodingTask) -> InjectedMemory:
         return self.by_target[task.instance_id]
@@ -49,7 +50,7 @@ def open_memories(
     if config.system is not None:
         targets = [task.instance_id for task in tasks]
         return open_system_run(config.system, folder, lambda block: manifest(memory_block=block), targets)
-    fixed = FixedMemories(config.memory, source, tasks)
+    fixed = FixedMemories({task.instance_id: memory_for(config.memory, task, source) for task in tasks})
     store = CodingRunStore(folder, manifest())
     store.save_memory(fixed.saved())
     return fixed, store

@@ -16,7 +16,7 @@ from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.layer_b.memories import SystemMemories
-from execmem.runs.coding.memories import open_memories
+from execmem.runs.coding.memories import FixedMemories, open_memories
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import episode_id
 from execmem.runs.executors.base import Executor, WorkerSide
@@ -95,11 +95,10 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
     def worker_copy(self) -> CodingRun:
         """A Layer B run's targets are prepared here first (its system and memory.json stay with
         the driver); workers get the filled slots."""
-        slots = self.memories.prepared(self.tasks) if isinstance(self.memories, SystemMemories) else None
         twin = super().worker_copy()
         twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
-        if slots is not None:
-            twin.memories = slots
+        if isinstance(self.memories, SystemMemories):
+            twin.memories = FixedMemories(self.memories.prepared(self.tasks))
         return twin
 
     def attach(self, side: WorkerSide) -> None:

@@ -71,17 +71,16 @@ class SystemMemories:
                     entry = await asyncio.to_thread(self._prepare, task)
                     self.entries = {**self.entries, target: entry}
                     self._saved(self.entries)
-        entry = self.entries[target]
-        return InjectedMemory(entry["text"], tuple(entry["sources"]))
+        return _slot(self.entries[target])
 
-    def prepared(self, tasks: list[CodingTask]) -> PreparedSlots:
-        """Every target prepared here, now (ingest and search in this process, memory.json written),
-        as slots that travel without the system: what workers elsewhere are given."""
+    def prepared(self, tasks: list[CodingTask]) -> dict[str, InjectedMemory]:
+        """Every target's slot, prepared here and now (ingest and search in this process, memory.json
+        written): what workers elsewhere are given instead of the system."""
         for task in tasks:
             if task.instance_id not in self.entries:
                 self.entries = {**self.entries, task.instance_id: self._prepare(task)}
                 self._saved(self.entries)
-        return PreparedSlots({task.instance_id: self.entries[task.instance_id] for task in tasks})
+        return {task.instance_id: _slot(self.entries[task.instance_id]) for task in tasks}
 
     def _prepare(self, task: CodingTask) -> dict[str, Any]:
         view, space = target_view(task), user_space(task.instance_id)
@@ -114,18 +113,9 @@ class SystemMemories:
             close()
 
 
-class PreparedSlots:
-    """The slots of a Layer B run's targets, already filled by its driver (``SystemMemories.prepared``)."""
-
-    def __init__(self, entries: Entries) -> None:
-        self.entries = entries
-
-    async def memory(self, task: CodingTask) -> InjectedMemory:
-        entry = self.entries[task.instance_id]
-        return InjectedMemory(entry["text"], tuple(entry["sources"]))
-
-    def close(self) -> None:
-        """Nothing to close: the system stayed with the driver."""
+def _slot(entry: dict[str, Any]) -> InjectedMemory:
+    """A memory.json entry as what the slot holds."""
+    return InjectedMemory(entry["text"], tuple(entry["sources"]))
 
 
 def memory_block(config: SystemMemoryConfig, history: SieveHistory, describe: Any) -> dict[str, Any]:
