@@ -65,7 +65,7 @@ def test_the_same_500_twice_is_a_server_defect_not_minutes_of_retries():
         with pytest.raises(ServerDefect, match="7 validation errors") as info:
             _complete(model)
     assert len(server.requests) == 2 and info.value.attempts == 2
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 3.0  # six backoffs from 0.2 s would take over 12 s
     assert list(model.stats.defects.values()) == [1]
 
 
@@ -116,7 +116,7 @@ def test_probe_of_a_refused_connection_fails_within_seconds():
     started = time.perf_counter()
     with pytest.raises(EndpointUnreachable, match="nothing answers at http://127.0.0.1"):
         _probe(model)
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 5.0  # six backoffs from 1 s would take a minute
 
 
 def test_probe_names_an_unknown_model_and_a_wrong_key(monkeypatch):
@@ -206,4 +206,4 @@ def test_probe_of_a_slow_server_gives_way_to_the_run():
     with FakeServer(lambda body: Reply(content="OK", delay_s=3.0), answer_probes=False) as server:
         started = time.perf_counter()
         _probe(_model(server.base_url, timeout_s=0.3, max_retries=6))
-    assert time.perf_counter() - started < 1.5 and len(server.requests) == 1
+    assert time.perf_counter() - started < 2.5 and len(server.requests) == 1  # not the 3 s reply

@@ -10,7 +10,6 @@ import shlex
 import signal
 import threading
 import time
-from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
@@ -118,33 +117,29 @@ def test_a_retry_after_answer_quiets_every_worker(ray_cluster, tmp_path, vehicle
     assert later[-1] > 1.0
 
 
-def repeated(requests: list[dict]) -> int:
-    """How many requests the server got more than once."""
-    return sum(n - 1 for n in Counter(json.dumps(body, sort_keys=True) for body in requests).values())
-
-
 def test_a_worker_killed_mid_run_loses_and_repeats_nothing(ray_cluster, tmp_path, vehicle_data, oracle):
     options = {"memory": "gold", "scenarios": list(range(1, 7)), "model_options": {"max_connections": 4}}
     with FakeServer(oracle) as server:
         reference = run_vehicle(tmp_path / "local", server.base_url, vehicle_data, **options)
-        once = repeated(server.requests)
-    executor, finished, pid = RayExecutor(), [], []
+    executor, finished, pid, under_way = RayExecutor(), [], [], []
 
     def kill_a_worker(record):  # the pid asked early; the kill at once, with episodes under way
         finished.append(record)
         if len(finished) == 1:
-            pid.append(ray_cluster.get(executor.workers[0].start.remote()))
+            pid.append(ray_cluster.get(executor.pool.workers[0].start.remote()))
         if len(finished) == 10:
+            under_way.append(executor.pool.busy[0])
             os.kill(pid[0], signal.SIGKILL)
 
     with FakeServer(with_latency(oracle, 0.05)) as server:
         metrics = run_vehicle(
             tmp_path / "ray", server.base_url, vehicle_data, executor, kill_a_worker, **options
         )
-        again = repeated(server.requests)
-    failures = (tmp_path / "ray" / "infra_errors.jsonl").read_text()
-    assert not failures
-    assert again > once, (again, once)  # what the killed worker had under way was asked again
+    # The dead worker's tasks ran again on its successor; a retried episode may find some of its
+    # answers in the run's cache already (another episode's outcome carried them), so the server
+    # need not see them twice: what must hold is that every episode is there exactly once.
+    assert under_way[0] >= 1
+    assert not (tmp_path / "ray" / "infra_errors.jsonl").read_text()
     ids = [e["id"] for e in complete_records(tmp_path / "ray" / "episodes.jsonl")]
     assert len(ids) == len(set(ids)) == 60 and len(finished) == 60 and None not in finished
     same_runs(tmp_path / "local", tmp_path / "ray", reference, metrics)

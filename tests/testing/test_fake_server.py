@@ -159,11 +159,11 @@ def test_server_error():
 
 
 def test_delay_beyond_client_timeout_times_out():
-    with FakeServer(scripted([Reply(content="late", delay_s=1.0)])) as server:
+    with FakeServer(scripted([Reply(content="late", delay_s=3.0)])) as server:
         started = time.monotonic()
         with pytest.raises(openai.APITimeoutError):
             ask(server, timeout=0.2)
-    assert time.monotonic() - started < 0.9  # stop() wakes the sleeping handler instead of waiting
+    assert time.monotonic() - started < 2.0  # stop() wakes the sleeping handler instead of waiting
 
 
 def test_dropped_connection():
@@ -214,13 +214,11 @@ def test_concurrent_requests_overlap():
             ]
             return [c.choices[0].message.content for c in await asyncio.gather(*calls)]
 
-    with FakeServer(with_latency(echo(), 0.1)) as server:
-        started = time.monotonic()
+    with FakeServer(with_latency(echo(), 0.5)) as server:
         contents = asyncio.run(wave(server))
-        elapsed = time.monotonic() - started
     assert contents == [str(i) for i in range(64)]
     assert len(server.requests) == 64
-    assert elapsed < 1.5
+    assert server.max_in_flight >= 16  # answered side by side, not one after another (no clock read)
 
 
 def _fault_pattern(seed: int) -> list[bool]:

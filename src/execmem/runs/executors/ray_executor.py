@@ -48,10 +48,11 @@ class RayExecutor:
         require_ray()
         check_address(address)
         self.address, self.size = address, workers
-        self.workers: list[Any] = []  # the pool's actors while a run is under way
+        self.pool: Pool | None = None  # the workers and their tasks under way, while a run is
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "address": self.address, "workers": len(self.workers) or self.size}
+        workers = len(self.pool.workers) if self.pool else self.size
+        return {"name": self.name, "address": self.address, "workers": workers}
 
     async def run(self, runner: Runner, pending: list[Any], on_episode: EpisodeHook | None) -> None:
         with connected(self.address) as ray:
@@ -59,11 +60,11 @@ class RayExecutor:
             try:
                 await runner.probe_endpoint()
                 await pool.ready()
-                self.workers = pool.workers
+                self.pool = pool
                 runner.store.record_executor(self.describe())
                 await Dispatch(ray, runner, pool, on_episode).run(pending)
             finally:
-                self.workers = []
+                self.pool = None
                 await pool.stop()
 
 
@@ -93,7 +94,7 @@ class Pool:
             )
             for i in range(count)
         ]
-        self.busy = [0] * count
+        self.busy = [0] * count  # tasks sent to each worker and not yet returned
         self._ray = ray
 
     async def ready(self) -> None:
