@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from execmem.runs.executors.ray_gate import Gate
+import pytest
+
+from execmem.runs.executors.ray_gate import ClusterLimit, Gate
+from execmem.testing.fake_ray_actor import FakeActorHandle
 
 
 def run(coroutine):
@@ -41,7 +44,7 @@ def test_a_hold_keeps_every_new_request_back_until_it_ends():
         gate = Gate(5)
         await gate.join("w0", "a")
         await gate.acquire("w0", "a", 0)
-        gate.hold(0.3)
+        await gate.hold(0.3)
         started = time.monotonic()
         await gate.acquire("w0", "a", 1)  # a slot is free, but the server asked for quiet
         return time.monotonic() - started
@@ -80,3 +83,122 @@ def test_a_ticket_given_up_while_waiting_takes_no_slot():
         return granted, gate.stats()["in_use"]
 
     assert run(scenario()) == (False, 0)
+
+
+# ------------------------------------------------ a worker's side: leased slots (ClusterLimit)
+
+
+def limits(connections: int, *workers: str):
+    """A gate behind a stand-in actor handle, and one joined ClusterLimit per worker."""
+    gate = Gate(connections)
+    handle = FakeActorHandle(gate)
+    return gate, handle, [ClusterLimit(handle, worker, "i0") for worker in workers]
+
+
+async def joined(gate, *workers):
+    for worker in workers:
+        await gate.join(worker, "i0")
+
+
+class Load:
+    """Requests through several workers' limits: how many ran at once, overall and per worker."""
+
+    def __init__(self) -> None:
+        self.now: dict[str, int] = {}
+        self.peak, self.peaks = 0, {}
+
+    async def request(self, limit: ClusterLimit, seconds: float = 0.005) -> None:
+        async with limit.slot():
+            self.now[limit.worker] = self.now.get(limit.worker, 0) + 1
+            self.peak = max(self.peak, sum(self.now.values()))
+            self.peaks[limit.worker] = max(self.peaks.get(limit.worker, 0), self.now[limit.worker])
+            await asyncio.sleep(seconds)
+            self.now[limit.worker] -= 1
+
+    async def stream(self, limit: ClusterLimit, requests: int, at_once: int) -> None:
+        """``requests`` one after another on each of ``at_once`` episodes."""
+
+        async def episode():
+            for _ in range(requests):
+                await self.request(limit)
+
+        await asyncio.gather(*(episode() for _ in range(at_once)))
+
+
+def test_leased_slots_hold_the_limit_and_pass_from_request_to_request():
+    async def scenario():
+        gate, handle, (a, b) = limits(4, "w0", "w1")
+        await joined(gate, "w0", "w1")
+        load = Load()
+        await asyncio.gather(load.stream(a, 40, 6), load.stream(b, 40, 6))
+        await asyncio.sleep(0.3)  # the last slots travel back, once no request wants them
+        return load.peak, gate.stats()["in_use"], handle.calls
+
+    peak, in_use, calls = run(scenario())
+    assert peak == 4 and in_use == 0  # never more than the gate's slots; all given back at the end
+    assert calls["acquire"] < 480 / 10  # 480 requests: almost all took a slot another one passed on
+
+
+def test_a_worker_that_arrives_late_gets_its_share():
+    async def scenario():
+        gate, handle, (a, b) = limits(4, "w0", "w1")
+        await joined(gate, "w0", "w1")
+        load = Load()
+        first = asyncio.ensure_future(load.stream(a, 200, 8))  # w0 alone: it leases all four
+        await asyncio.sleep(0.1)
+        alone = load.peaks["w0"]
+        late = Load()
+        await late.stream(b, 20, 8)  # w0 still wants every slot it can get
+        first.cancel()
+        return alone, late.peaks["w1"]
+
+    alone, share = run(scenario())
+    assert alone == 4 and share >= 2  # the gate's slots split between the two workers wanting some
+
+
+def test_a_hold_from_one_worker_quiets_the_others():
+    async def scenario():
+        gate, handle, (a, b) = limits(4, "w0", "w1")
+        await joined(gate, "w0", "w1")
+        await Load().request(b)  # b is watching the gate
+        a.hold(0.3)
+        await asyncio.sleep(0.02)
+        started = time.monotonic()
+        await Load().request(b)
+        return time.monotonic() - started
+
+    assert 0.2 < run(scenario()) < 2.0
+
+
+def test_a_request_cancelled_while_waiting_leaks_no_slot():
+    async def scenario():
+        gate, handle, (a,) = limits(1, "w0")
+        await joined(gate, "w0")
+        holder = asyncio.ensure_future(Load().request(a, seconds=0.1))
+        await asyncio.sleep(0.01)
+        waiter = asyncio.ensure_future(Load().request(a))
+        await asyncio.sleep(0.01)
+        waiter.cancel()
+        await holder
+        await asyncio.sleep(0.05)
+        in_use = gate.stats()["in_use"]
+        await Load().request(a)  # the slot is still there for the next request
+        return in_use
+
+    assert run(scenario()) == 0
+
+
+def test_a_replaced_worker_stops_asking():
+    async def scenario():
+        gate, handle, (a,) = limits(1, "w0")
+        await joined(gate, "w0")
+        holder = asyncio.ensure_future(Load().request(a, seconds=0.2))
+        await asyncio.sleep(0.01)
+        waiter = asyncio.ensure_future(Load().request(a))
+        await asyncio.sleep(0.01)
+        await gate.join("w0", "i1")  # Ray restarted the worker: this old side must not go on
+        with pytest.raises(RuntimeError, match="was replaced"):
+            await waiter
+        holder.cancel()
+
+    run(scenario())

@@ -43,8 +43,11 @@ class Host:
     async def release(self, worker: str, incarnation: str, ticket: int) -> None:
         await self.gate.release(worker, incarnation, ticket)
 
-    def hold(self, seconds: float) -> None:
-        self.gate.hold(seconds)
+    async def hold(self, seconds: float) -> None:
+        await self.gate.hold(seconds)
+
+    async def watch(self, worker: str, incarnation: str, seen: Any) -> Any:
+        return await self.gate.watch(worker, incarnation, seen)
 
     def stats(self) -> dict[str, Any]:
         return self.gate.stats()

@@ -56,6 +56,7 @@ class EpisodeWorker:
         self.folder = Path(tempfile.gettempdir()) / "execmem-ray" / f"{run_id}-{name}"
         self.outbox = Outbox()
         self.cache: RemoteCache | None = None  # made when the worker starts, with the host's keys
+        self.limit: ClusterLimit | None = None  # its share of the gate, from then too
         self._started: asyncio.Task[Any] | None = None
         self._installed: set[Hashable] = set()
         self._parts: set[str] = set()
@@ -76,9 +77,8 @@ class EpisodeWorker:
         self.folder.mkdir(parents=True)
         runner, known = pickle.loads(await host.runner_copy.remote()), await host.known_keys.remote()
         self.cache = RemoteCache(host, known)
-        runner.attach(
-            WorkerSide(self.outbox, self.folder, self.cache, ClusterLimit(host, self.name, incarnation))
-        )
+        self.limit = ClusterLimit(host, self.name, incarnation)
+        runner.attach(WorkerSide(self.outbox, self.folder, self.cache, self.limit))
         runner.slots = asyncio.Semaphore(runner.concurrency())
         return runner
 
@@ -116,6 +116,8 @@ class EpisodeWorker:
 
     async def stop(self) -> None:
         """Close the model connections and remove this worker's scratch folder."""
+        if self.limit is not None:
+            self.limit.close()
         if self._started is not None and self._started.done() and not self._started.exception():
             for model in self._started.result().models:
                 await model.aclose()
