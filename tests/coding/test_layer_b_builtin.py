@@ -29,7 +29,8 @@ def builtin(tmp_path_factory) -> tuple[Path, list[CodingTask], SieveHistory]:
 
 def entries_of(sieve: Path, history: SieveHistory, folder: Path, targets, name: str, **settings) -> dict:
     """Every target's memory.json entry under one system and setting."""
-    memories = SystemMemories(SystemMemoryConfig(name=name, history_dir=sieve, **settings), folder, history)
+    config = SystemMemoryConfig(name=name, history_dir=sieve, **settings)
+    memories = SystemMemories(config, folder, history, list(targets))
     memories.resume({}, [t.instance_id for t in targets], lambda entries: None)
 
     async def prepare() -> None:

@@ -35,7 +35,7 @@ def history(tmp_path_factory) -> tuple[Path, dict]:
 
 def open_memories(history_dir: Path, folder: Path, saved=None, **settings) -> tuple[SystemMemories, list]:
     config = SystemMemoryConfig(name=settings.pop("name", "bm25"), history_dir=history_dir, **settings)
-    memories = SystemMemories(config, folder, SieveHistory(history_dir))
+    memories = SystemMemories(config, folder, SieveHistory(history_dir), [])  # tasks: for workers only
     changes: list[dict] = []
     memories.resume(saved or {}, ["alpha__double", "alpha__neg"], changes.append)
     return memories, changes

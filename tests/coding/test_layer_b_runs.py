@@ -203,21 +203,36 @@ def test_the_command_line_runs_a_memory_system_with_its_options(layer_b, tmp_pat
     assert entry["query"] == layer_b.tasks[TARGET].problem_statement.splitlines()[0] and entry["chars"] <= 100
 
 
-def test_a_system_run_sends_workers_its_filled_slots_not_its_system(layer_b, tmp_path):
+def without_timings(entry: dict) -> dict:
+    """A memory.json entry less what the clock decides."""
+    return {
+        **entry,
+        "ingest": {**entry["ingest"], "seconds": None},
+        "search": {**entry["search"], "seconds": None},
+    }
+
+
+def test_a_system_runs_workers_prepare_targets_in_stores_of_their_own(layer_b, tmp_path):
     run = system_run(tmp_path / "ray", layer_b.tasks_file, "http://127.0.0.1:9", "bm25", layer_b.sieve,
                      frozen_file=layer_b.frozen)  # fmt: skip
-    assert not (tmp_path / "ray" / "memory.json").exists() or memory_of(tmp_path / "ray") == {}
     twin = pickle.loads(pickle.dumps(run.worker_copy()))  # what an executor with workers elsewhere sends
-    run.memories.close()
-    saved = memory_of(tmp_path / "ray")  # every target prepared by the driver before the copy left
-    assert set(saved) == {task.instance_id for task in run.tasks}
-    assert not hasattr(twin.memories, "system")
+    assert not hasattr(twin.memories, "system")  # the driver's system and memory.json stay there
+    twin.memories.scratch = tmp_path / "worker" / "layer-b"
+    local = memory_of(layer_b.runs["bm25"])
     for task in run.tasks:
+        target = task.instance_id
+        inputs = pickle.loads(pickle.dumps(run.memories.inputs(target)))  # sent along with the task
+        shipment = asyncio.run(twin.memories.remote(target, inputs))
+        assert without_timings(shipment.value) == without_timings(local[target])  # as one process makes it
+        twin.memories.install(target, shipment.value, {})
         slot = asyncio.run(twin.memories.memory(task))
-        assert (slot.text, list(slot.sources)) == (
-            saved[task.instance_id]["text"],
-            saved[task.instance_id]["sources"],
-        )
+        assert (slot.text, list(slot.sources)) == (local[target]["text"], local[target]["sources"])
+        run.memories.adopt(target, shipment)
+    run.memories.close()
+    assert list((tmp_path / "worker" / "layer-b").iterdir()) == []  # the worker's stores are removed
+    assert {t: without_timings(e) for t, e in memory_of(tmp_path / "ray").items()} == {
+        t: without_timings(e) for t, e in local.items()
+    }
 
 
 def test_a_system_run_on_ray_writes_the_same_run(layer_b, ray_cluster, tmp_path):
@@ -232,6 +247,7 @@ def test_a_system_run_on_ray_writes_the_same_run(layer_b, ray_cluster, tmp_path)
     assert comparable_lines(tmp_path / "ray" / "episodes.jsonl", TIMING) == comparable_lines(
         local / "episodes.jsonl", TIMING
     )
-    slots = {target: entry["text"] for target, entry in memory_of(tmp_path / "ray").items()}
-    assert slots == {target: entry["text"] for target, entry in memory_of(local).items()}
+    entries = {target: without_timings(entry) for target, entry in memory_of(tmp_path / "ray").items()}
+    assert entries == {target: without_timings(entry) for target, entry in memory_of(local).items()}
+    assert not (tmp_path / "ray" / "memory-system" / "ingested").exists()  # ingested by the workers
     assert read_json_document(tmp_path / "ray" / "manifest.json")["executors"][0]["name"] == "ray"

@@ -23,8 +23,7 @@ class TargetMemories(Protocol):
 
 class FixedMemories:
     """Every target's memory, computed before the run: a condition's (records come from the whole
-    task file: a subset changes the targets, not their history), or a Layer B run's slots as its
-    driver filled them, for workers elsewhere."""
+    task file: a subset changes the targets, not their history)."""
 
     def __init__(self, by_target: dict[str, InjectedMemory]) -> None:
         self.by_target = by_target
@@ -48,8 +47,7 @@ def open_memories(
 ) -> tuple[TargetMemories, CodingRunStore]:
     """The targets' memories and the run's store; ``manifest(memory_block=None)`` makes the manifest."""
     if config.system is not None:
-        targets = [task.instance_id for task in tasks]
-        return open_system_run(config.system, folder, lambda block: manifest(memory_block=block), targets)
+        return open_system_run(config.system, folder, lambda block: manifest(memory_block=block), tasks)
     fixed = FixedMemories({task.instance_id: memory_for(config.memory, task, source) for task in tasks})
     store = CodingRunStore(folder, manifest())
     store.save_memory(fixed.saved())

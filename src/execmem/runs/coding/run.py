@@ -16,7 +16,8 @@ from execmem.runs.coding.config import CodingRunConfig, build_manifest
 from execmem.runs.coding.episode import EpisodeSettings, run_episode
 from execmem.runs.coding.evaluation_reuse import EvaluationStore
 from execmem.runs.coding.layer_b.memories import SystemMemories
-from execmem.runs.coding.memories import FixedMemories, open_memories
+from execmem.runs.coding.layer_b.on_workers import WorkerTargetMemories
+from execmem.runs.coding.memories import open_memories
 from execmem.runs.coding.metrics import compute_metrics
 from execmem.runs.coding.store import episode_id
 from execmem.runs.executors.base import Executor, WorkerSide
@@ -93,19 +94,25 @@ class CodingRun(EpisodeRunner[tuple[CodingTask, int]]):
         return (*DRIVER_ONLY, "by_seed", "evaluations")
 
     def worker_copy(self) -> CodingRun:
-        """A Layer B run's targets are prepared here first (its system and memory.json stay with
-        the driver); workers get the filled slots."""
+        """A Layer B run's system and memory.json stay with the driver; workers prepare targets in
+        stores of their own, or are sent the entries (``shared_inputs``)."""
         twin = super().worker_copy()
         twin.settings = dataclasses.replace(self.settings, evaluations=None)  # its file stays here
         if isinstance(self.memories, SystemMemories):
-            twin.memories = FixedMemories(self.memories.prepared(self.tasks))
+            twin.memories = WorkerTargetMemories(self.memories.config)
         return twin
+
+    def shared_inputs(self) -> SystemMemories | WorkerTargetMemories | None:
+        """A Layer B run's targets: each prepared once, before its episodes."""
+        return self.memories if isinstance(self.memories, SystemMemories | WorkerTargetMemories) else None
 
     def attach(self, side: WorkerSide) -> None:
         """On a worker: its own clients; workspaces and reused evaluations in its scratch folder;
         environments and bases built once per node, in the node's coding cache."""
         self.store = side.outbox
         self._connect(side.model)
+        if isinstance(self.memories, WorkerTargetMemories):
+            self.memories.scratch = side.scratch / "layer-b"
         reuse = (
             EvaluationStore(side.scratch / "evaluations.sqlite") if self.config.reuse_evaluations else None
         )

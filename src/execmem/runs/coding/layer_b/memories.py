@@ -26,6 +26,7 @@ from execmem.runs.coding.layer_b.config import STATE_FOLDER, WINDOWING, SystemMe
 from execmem.runs.coding.layer_b.history import SieveHistory
 from execmem.runs.coding.layer_b.ingest import IngestMarkers, ingest, user_space
 from execmem.runs.coding.layer_b.slot import fill_slot, ranking, size
+from execmem.runs.executors.base import Shipment
 from execmem.suites.coding.history import target_view
 from execmem.suites.coding.records import InjectedMemory
 from execmem.suites.coding.system_input import CONVERSATION_VERSION, target_query
@@ -38,8 +39,11 @@ class SystemMemories:
     """The memory of every target of a Layer B run. Opening it builds the system (registry errors,
     MemorySetupError) and reads the SIEVE history (HistoryArtifactError)."""
 
-    def __init__(self, config: SystemMemoryConfig, run_folder: Path, history: SieveHistory) -> None:
+    def __init__(
+        self, config: SystemMemoryConfig, run_folder: Path, history: SieveHistory, tasks: list[CodingTask]
+    ) -> None:
         self.config, self.history = config, history
+        self.tasks = {task.instance_id: task for task in tasks}
         self.state = run_folder / STATE_FOLDER
         self.state.mkdir(parents=True, exist_ok=True)
         offered = {"path": str(self.state / "memory.sqlite"), "windowing": WINDOWING}
@@ -71,30 +75,35 @@ class SystemMemories:
                     entry = await asyncio.to_thread(self._prepare, task)
                     self.entries = {**self.entries, target: entry}
                     self._saved(self.entries)
-        return _slot(self.entries[target])
+        return slot_of(self.entries[target])
 
-    def prepared(self, tasks: list[CodingTask]) -> dict[str, InjectedMemory]:
-        """Every target's slot, prepared here and now (ingest and search in this process, memory.json
-        written): what workers elsewhere are given instead of the system."""
-        for task in tasks:
-            if task.instance_id not in self.entries:
-                self.entries = {**self.entries, task.instance_id: self._prepare(task)}
-                self._saved(self.entries)
-        return {task.instance_id: _slot(self.entries[task.instance_id]) for task in tasks}
+    # ------------------------------------------------ the run's shared input on workers (runs.executors)
+
+    @staticmethod
+    def key(item: tuple[CodingTask, int]) -> str:
+        return item[0].instance_id
+
+    def ready(self, target: str) -> bool:
+        """Prepared before (memory.json has it): the driver ships the entry."""
+        return target in self.entries
+
+    async def local(self, target: str) -> Shipment:
+        await self.memory(self.tasks[target])
+        return Shipment(self.entries[target], {})
+
+    def inputs(self, target: str) -> tuple[CodingTask, list[Any]]:
+        """What a worker ingests: the target and its eligible history (workers hold no SIEVE folder)."""
+        return self.tasks[target], self.history.eligible(target)
+
+    def adopt(self, target: str, shipment: Shipment) -> None:
+        """A worker's entry into memory.json (the store it ingested stayed there: a resume reads
+        the entry, never the store)."""
+        self.entries = {**self.entries, target: shipment.value}
+        self._saved(self.entries)
 
     def _prepare(self, task: CodingTask) -> dict[str, Any]:
-        view, space = target_view(task), user_space(task.instance_id)
-        ingested = self._ingested(task, space)
-        query = target_query(view, self.config.query)
-        started = time.perf_counter()
-        items = self.system.search(query, space, self.config.depth, before=view.created_at) if query else []
-        search = {"seconds": round(time.perf_counter() - started, 4), "asked": self.config.depth,
-                  "returned": len(items)}  # fmt: skip
-        ranked = ranking(items, ingested["lines"], view)
-        text, sources = fill_slot(ranked, self.config.top_k, self.config.truncate_chars)
-        return {"text": text, **size(text), "sources": sources, "query": query, "user_space": space,
-                "ranking": ranked, "ingested": ingested["ingested"], "ingest": ingested["ingest"],
-                "search": search}  # fmt: skip
+        ingested = self._ingested(task, user_space(task.instance_id))
+        return prepare_target(self.system, self.config, task, ingested)
 
     def _ingested(self, task: CodingTask, space: str) -> dict[str, Any]:
         """The target's ingestion record: the marker when its space still holds it, else a new ingest."""
@@ -107,13 +116,34 @@ class SystemMemories:
         return record
 
     def close(self) -> None:
-        """Close the system's files when it can (embedded systems and some adapters)."""
-        close = getattr(self.system, "close", None)
-        if callable(close):
-            close()
+        close_system(self.system)
 
 
-def _slot(entry: dict[str, Any]) -> InjectedMemory:
+def close_system(system: MemorySystem) -> None:
+    """Close the system's files when it can (embedded systems and some adapters)."""
+    close = getattr(system, "close", None)
+    if callable(close):
+        close()
+
+
+def prepare_target(
+    system: MemorySystem, config: SystemMemoryConfig, task: CodingTask, ingested: dict[str, Any]
+) -> dict[str, Any]:
+    """The target's memory.json entry: its space (holding ``ingested``) searched, the slot filled."""
+    view, space = target_view(task), user_space(task.instance_id)
+    query = target_query(view, config.query)
+    started = time.perf_counter()
+    items = system.search(query, space, config.depth, before=view.created_at) if query else []
+    search = {"seconds": round(time.perf_counter() - started, 4), "asked": config.depth,
+              "returned": len(items)}  # fmt: skip
+    ranked = ranking(items, ingested["lines"], view)
+    text, sources = fill_slot(ranked, config.top_k, config.truncate_chars)
+    return {"text": text, **size(text), "sources": sources, "query": query, "user_space": space,
+            "ranking": ranked, "ingested": ingested["ingested"], "ingest": ingested["ingest"],
+            "search": search}  # fmt: skip
+
+
+def slot_of(entry: dict[str, Any]) -> InjectedMemory:
     """A memory.json entry as what the slot holds."""
     return InjectedMemory(entry["text"], tuple(entry["sources"]))
 
