@@ -10,9 +10,10 @@ from tests.cli.conftest import assert_one_line_error, invoke
 
 VEHICLE = ("vehicle", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenarios", "1")
 CODING = ("coding", "run", "--tasks", "builtin", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+SIEVE = ("coding", "sieve", "--tasks", "builtin", "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
 
 
-@pytest.mark.parametrize("command", [VEHICLE, CODING])
+@pytest.mark.parametrize("command", [VEHICLE, CODING, SIEVE])
 def test_an_address_without_the_ray_executor_is_refused(tmp_path, command):
     out = tmp_path / "out"
     result = invoke(*command, "--out", out, "--ray-address", "auto")
@@ -20,7 +21,7 @@ def test_an_address_without_the_ray_executor_is_refused(tmp_path, command):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("command", [VEHICLE, CODING])
+@pytest.mark.parametrize("command", [VEHICLE, CODING, SIEVE])
 def test_the_ray_executor_without_ray_names_the_extra(tmp_path, monkeypatch, command):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
     out = tmp_path / "out"

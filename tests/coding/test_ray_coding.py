@@ -17,7 +17,7 @@ from execmem.core.files import complete_records
 from execmem.llm.config import ModelConfig
 from execmem.runs.coding.config import CodingRunConfig
 from execmem.runs.coding.run import CodingRun
-from execmem.runs.executors.ray_executor import RayExecutor
+from execmem.runs.executors.ray_executor import Pool, RayExecutor
 from execmem.suites.coding.paths import builtin_tasks_path
 from execmem.suites.coding.tasks import load_tasks
 from execmem.testing.coding_policies import GoldPatcher, issue_of
@@ -120,3 +120,30 @@ def test_a_run_begun_on_one_executor_is_finished_on_the_other(ray_cluster, tmp_p
     same_runs(reference[0], folder, reference[1], resumed)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert [e["name"] for e in manifest["executors"]] == [first, then]
+
+
+def test_sieve_on_ray_keeps_what_it_keeps_in_one_process_with_one_pool(ray_cluster, tmp_path, monkeypatch):
+    from execmem.runs.coding.sieve.pipeline import SievePipeline
+    from execmem.runs.executors import ray_executor
+    from execmem.testing.planted_coding_solver import PlantedSolver
+    from tests.coding.sieve_support import EXPECTED_KEPT, PLANTS, make_sieve_tasks, sieve_config
+
+    tasks_file = make_sieve_tasks(tmp_path)
+    pools = []
+    monkeypatch.setattr(ray_executor, "Pool", lambda *args: pools.append(args) or Pool(*args))
+
+    def sieve(out: Path, executor=None) -> dict:
+        with FakeServer(PlantedSolver(load_tasks(tasks_file), PLANTS, ceiling=0.0)) as server:
+            config = sieve_config(tasks_file, out, server.base_url)
+            return asyncio.run(SievePipeline(config, lambda message: None, executor=executor).run())
+
+    local, remote = sieve(tmp_path / "local"), sieve(tmp_path / "ray", RayExecutor())
+    assert remote["kept"] == local["kept"] == EXPECTED_KEPT
+    assert remote["tables"] == local["tables"] and remote["counts"] == local["counts"]
+    frozen = [(tmp_path / side / "frozen.jsonl").read_text() for side in ("local", "ray")]
+    assert frozen[0] == frozen[1]
+    manifests = list((tmp_path / "ray" / "episodes").rglob("manifest.json"))
+    assert manifests and all(
+        json.loads(m.read_text())["executors"][0]["name"] == "ray" for m in manifests
+    )  # every history and verification run went to the cluster ...
+    assert len(pools) == 1  # ... on the one pool started for the whole pipeline

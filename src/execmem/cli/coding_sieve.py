@@ -18,6 +18,7 @@ from execmem.cli import endpoint_options as endpoint
 from execmem.cli.boundary import EXIT_INCOMPLETE, StdoutConsole, say
 from execmem.cli.coding import UnsafeOption, app
 from execmem.cli.common import check_out_folder, fail
+from execmem.cli.executor_options import ExecutorName, ExecutorOption, RayAddressOption, chosen_executor
 from execmem.cli.tables import print_tables
 from execmem.runs.coding.sieve.config import SieveConfig
 from execmem.runs.episode_log import RunFolderError
@@ -88,15 +89,18 @@ def sieve(
     null_content: endpoint.NullContentOption = endpoint.NullContent.empty,
     probe: endpoint.ProbeOption = True,
     tokenizer: endpoint.TokenizerOption = "auto",
+    executor: ExecutorOption = ExecutorName.local,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Find the targets whose history holds an experience that helps: four resumable stages."""
     check_out_folder(out)
+    chosen = chosen_executor(executor, ray_address)
     config = opt.checked_config(_config, locals())
     from execmem.runs.coding.sieve.pipeline import SievePipeline  # the executor: loaded only to run
 
     progress = (lambda message: None) if quiet else _stderr.log
     try:
-        pipeline = SievePipeline(config, progress)
+        pipeline = SievePipeline(config, progress, executor=chosen)
     except (TaskFileError, RunFolderError) as exc:
         fail(str(exc))
     if dry_run:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -75,6 +76,13 @@ class Executor(Protocol):
 
     async def run(self, runner: Runner, pending: list[Any], on_episode: EpisodeHook | None) -> None:
         """Run ``pending`` (after the runner's start-up probe), recording each episode as it ends."""
+        ...
+
+    def session(
+        self, connections: int, api_key_env: str = "OPENAI_API_KEY", preload: str | None = None
+    ) -> AbstractAsyncContextManager[None]:
+        """For several runs in the block, one after another or at once (a SIEVE stage's): what the
+        executor starts is started once, and the endpoint's ``connections`` are shared by all."""
         ...
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from execmem.runs.executors.base import EpisodeHook, Runner
@@ -29,6 +30,13 @@ class LocalExecutor:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
+
+    @contextlib.asynccontextmanager
+    async def session(
+        self, connections: int, api_key_env: str = "OPENAI_API_KEY", preload: str | None = None
+    ) -> AsyncIterator[None]:
+        """Nothing to start: each run has its own slots in this process."""
+        yield
 
     async def run(self, runner: Runner, pending: list[Any], on_episode: EpisodeHook | None) -> None:
         runner.store.record_executor(self.describe())

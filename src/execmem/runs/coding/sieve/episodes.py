@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from execmem.runs.coding.run import CodingRun
 from execmem.runs.coding.sieve.config import SieveConfig
 from execmem.runs.coding.sieve.stages import content_key
 from execmem.runs.coding.store import episode_id
-from execmem.runs.executors.local import run_all
+from execmem.runs.executors.base import Executor
+from execmem.runs.executors.local import LocalExecutor, run_all
 
 Progress = Callable[[str], None]
 
@@ -45,11 +47,18 @@ class RunSpec:
 
 
 class EpisodeRuns:
-    """Runs RunSpecs with the pipeline's solver, at most ``concurrency`` episodes at a time."""
+    """Runs RunSpecs with the pipeline's solver, at most ``concurrency`` episodes at a time, with
+    ``executor`` (default: this process; on Ray, inside :meth:`session`, every run on one pool)."""
 
-    def __init__(self, config: SieveConfig, progress: Progress) -> None:
+    def __init__(self, config: SieveConfig, progress: Progress, executor: Executor | None = None) -> None:
         self.config, self.progress = config, progress
+        self.executor = executor or LocalExecutor()
         self.root = config.out / "episodes" / content_key(config.solver_identity())[:12]
+
+    def session(self) -> AbstractAsyncContextManager[None]:
+        """The executor started once for the whole pipeline (on Ray: one pool, one gate)."""
+        model = self.config.model
+        return self.executor.session(model.max_connections, model.api_key_env, CodingRun.__module__)
 
     def coding_config(self, spec: RunSpec) -> CodingRunConfig:
         c = self.config
@@ -87,7 +96,7 @@ class EpisodeRuns:
             if set(spec.expected()) <= set(finished(spec.folder)):
                 return
             async with gate:
-                await CodingRun(self.coding_config(spec), spec.folder).run()
+                await CodingRun(self.coding_config(spec), spec.folder).run(None, self.executor)
             done += 1
             self.progress(f"{label}: {spec.task} ({spec.memory}) done [{done} runs this stage]")
 

@@ -31,6 +31,7 @@ from execmem.runs.coding.sieve.plan import plan
 from execmem.runs.coding.sieve.validate_stage import run_validation, validate_stage
 from execmem.runs.coding.sieve.verify_stage import frozen_path, run_verify, verify_stage
 from execmem.runs.episode_log import lock_folder, unlock_folder
+from execmem.runs.executors.base import Executor
 from execmem.runs.report_tables import tables_document
 from execmem.suites.coding.paths import cache_root
 from execmem.suites.coding.tasks import load_tasks, select_tasks
@@ -42,13 +43,19 @@ FROZEN_FILE, FUNNEL_FILE = "frozen.jsonl", "funnel.json"
 class SievePipeline:
     """One SIEVE output folder being filled (``run``) or planned (``plan``, in ``planning``)."""
 
-    def __init__(self, config: SieveConfig, progress: Progress, coding_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: SieveConfig,
+        progress: Progress,
+        coding_cache: Path | None = None,
+        executor: Executor | None = None,
+    ) -> None:
         self.config, self.progress = config, progress
         self.tasks = load_tasks(config.tasks_file)
         self.targets = select_tasks(self.tasks, config.only, config.limit)
         self.tasks_sha = file_sha256(config.tasks_file)
         self.env_cache = VenvCache((coding_cache or cache_root()) / "envs")
-        self.runs = EpisodeRuns(config, progress)
+        self.runs = EpisodeRuns(config, progress, executor)
         self.cache: ResponseCache | None = None
         self.models: list[OpenAIChatModel] = []
 
@@ -79,7 +86,8 @@ class SievePipeline:
         try:
             if self.config.model.probe:  # a wrong URL, key or model fails in seconds, not after stage 1
                 await self._probe()
-            return await self._stages()
+            async with self.runs.session():
+                return await self._stages()
         finally:
             for model in self.models:
                 await model.aclose()
