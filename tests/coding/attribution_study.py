@@ -5,7 +5,8 @@ function (``double``, ``inc``, ``neg``): nine targets. Each target's SIEVE histo
 holds two items: its *twin* (an earlier fix of the same bug, the same gold patch: the frozen
 experience's history) and a *decoy* (the fix of the package's next function). The frozen file holds
 one clean experience per target, from the twin. The memory is the planted-record memory
-(``--memory planted-records``), each target's form fixed by a plan (``FORMS`` in turn); the solvers
+(``--memory planted-records``), each target's form fixed by a plan (``FORMS`` in turn, the last
+target's record ``misleading``: clean and anchored, naming the wrong function); the solvers
 are planted (``execmem.testing.planted_coding_solver``), served by the fake OpenAI server:
 
 * ``volume`` (solver A): any record naming the fix's file and function adds 2 to the resolve
@@ -38,12 +39,15 @@ from tests.coding.paired_support import BUGS, make_repo, make_task
 PACKAGES = ("alpha", "beta", "gamma")
 FUNCTIONS = tuple(BUGS)
 FORMS = ("clean", "polluted", "over-general", "symptom", "fix-missing", "ranking-miss")
+LAST_FORM = "misleading"
+"""The last target's form (``FORMS`` in turn would give it ``over-general`` a second time)."""
 CAUSES = {
     "polluted": ("form_degradation", "instruction_pollution"),
     "over-general": ("form_degradation", "over_generalised_fix"),
     "symptom": ("form_degradation", "fix_replaced_by_symptom"),
     "fix-missing": ("form_degradation", "fix_missing"),
     "ranking-miss": ("ranking_miss", None),
+    "misleading": ("use_failure", None),
 }
 """The planted cause of a failed pair by its record's form (a clean record is planted not to fail)."""
 STAGE = "stages/3-history/handmade"
@@ -55,8 +59,11 @@ def targets() -> list[str]:
 
 
 def form_plan() -> dict[str, str]:
-    """Each target's planted form (``FORMS`` in turn), by target."""
-    return {target: FORMS[i % len(FORMS)] for i, target in enumerate(targets())}
+    """Each target's planted form (``FORMS`` in turn, the last one ``LAST_FORM``), by target."""
+    every = targets()
+    return {
+        target: FORMS[i % len(FORMS)] if i < len(every) - 1 else LAST_FORM for i, target in enumerate(every)
+    }
 
 
 def make_study_tasks(root: Path) -> list[CodingTask]:

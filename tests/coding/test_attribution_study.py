@@ -15,6 +15,10 @@ from typer.testing import CliRunner
 
 from execmem.cli.main import app
 from execmem.core.files import read_json_document, write_json_atomic
+from execmem.suites.coding.attribution.anchors import statement_anchors
+from execmem.suites.coding.attribution.gate import gate
+from execmem.suites.coding.given import load_given
+from execmem.suites.coding.tasks import load_tasks
 from execmem.testing.fake_server import FakeServer
 from execmem.testing.planted_coding_solver import PlantedSolver
 from tests.coding.attribution_study import (
@@ -123,6 +127,9 @@ def test_attribution_recovers_the_planted_causes_on_at_least_90_percent_of_faile
         assert pair["evidence"]["rates"]["system"] == pair["r_system"]
         if pair["label"] == "ranking_miss":
             assert pair["evidence"]["ranking"]["history_ids"] == [f"{pair['target']}-earlier"]
+        if pair["label"] == "use_failure":  # the solver opened the file the misleading record names
+            package = pair["target"].split("__")[0]
+            assert {h["matched"] for h in pair["evidence"]["read"]["hits"]} >= {f"{package}/core.py"}
     shares = study.tables["attribution-shares"]
     every = row_of(shares, by="all")
     assert every["failed"] == len(failed)
@@ -174,6 +181,27 @@ def test_the_report_holds_layer_a_layer_b_and_the_gate(study):
     assert [row_of(dose, solver="volume", **{"top k": k})["targets"] for k in (1, 2)] == [9, 9]
     markdown = (study.report / "report.md").read_text()
     assert "## Strip ablation" in markdown and "| volume" in markdown
+
+
+def test_the_gate_can_take_its_anchors_from_the_statement(study, tmp_path):
+    off, plan = study.runs["volume", "off"], study.runs["volume", "plan"]
+    out = tmp_path / "gate-statement"
+    cli("coding", "given-files", off, plan, "--kind", "gate", "--anchors", "statement", "--out", out)
+    given = load_given(Path(read_json_document(out / "plan.json")["runs"][0]["given"]))
+    tasks = {task.instance_id: task for task in load_tasks(study.root / "tasks.jsonl")}
+    records = read_json_document(plan / "memory.json")
+    gold = load_given(
+        Path(read_json_document(study.root / "given" / "gate" / "plan.json")["runs"][0]["given"])
+    )
+    assert set(given) == set(tasks) == set(gold)
+    for target, line in given.items():  # each decision as the rule makes it from the statement alone
+        derived, task = line.derived_from, tasks[target]
+        anchors = statement_anchors(task.problem_statement, task.repo)
+        decision = gate(records[target]["text"], derived["off_rate"], anchors, derived["off_below"])
+        assert derived["anchors"] == "statement" and derived["injected"] == decision.inject
+        assert line.text == (records[target]["text"] if decision.inject else None)
+        assert derived["named"]["files"] == []  # the statements name no file: nothing of the gold patch
+    assert any(gold[t].derived_from["named"] != given[t].derived_from["named"] for t in given)
 
 
 def test_bad_input_is_one_error_line(study, tmp_path):

@@ -12,6 +12,8 @@ import pytest
 from execmem.memory import available_memories, create_memory
 from execmem.runs.coding.layer_b.ingest import history_ids, ingest, user_space
 from execmem.suites.coding.anchoring import claims
+from execmem.suites.coding.attribution.anchors import gold_anchors
+from execmem.suites.coding.attribution.rules import is_clean
 from execmem.suites.coding.history import target_view
 from execmem.suites.coding.system_input import target_query
 from execmem.suites.coding.tasks import load_tasks
@@ -76,6 +78,16 @@ def test_degraded_forms_do_not_name_the_fix(world):
     fields = [line.split(":")[0] for line in missing[0].text.splitlines()]
     assert fields == ["Bug class", "Root cause", "Reusable lesson"]  # the fix field is missing
     assert "alpha/core.py" in missing[0].text and not names_fix(target, missing[0].text)
+
+
+def test_the_misleading_record_is_clean_and_anchored_but_names_another_function(world):
+    target, items, sources = search(world, "misleading")
+    text = items[0].text
+    assert sources[0] == ["alpha__double-1"] and items[0].metadata["planted_role"] == "planted"
+    assert "alpha/core.py" in text and "function inc" in text and "double" not in text
+    assert not names_fix(target, text)  # the file is right, the function is not: the solver misses
+    assert is_clean(text, gold_anchors(target.patch))  # no form rule holds: a failure is in the use
+    assert [item.metadata["planted_role"] for item in items[1:]] == ["other"]
 
 
 def test_the_ranking_miss_puts_the_useful_record_second(world):

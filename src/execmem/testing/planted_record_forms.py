@@ -7,7 +7,9 @@ conversation (as ``suites.coding.system_input`` makes it) by fixed rules, for th
 * ``over-general``: one sentence of advice from the bug class: no file, directory or identifier;
 * ``symptom``: error text from the history (or its issue's first line), no change;
 * ``fix-missing``: the four-field shape without its fix field: bug class, a root cause naming the
-  file only, a lesson.
+  file only, a lesson;
+* ``misleading``: the clean form of the conversation naming another function than the one its fix
+  changes (clean and anchored by the form rules, but it points the solver at the wrong code).
 
 ``INSTRUCTION_LINES`` marks which lines of a polluted record carry the instruction lexicon.
 """
@@ -69,14 +71,19 @@ def changed_lines(patch: str) -> tuple[list[str], list[str]]:
     return [line for line in removed if line], [line for line in added if line]
 
 
-def clean(conversation: Conversation) -> str:
-    file, function = conversation.file or "the changed file", conversation.function
+def clean(conversation: Conversation, function: str | None = None) -> str:
+    file, function = conversation.file or "the changed file", function or conversation.function
     removed, added = changed_lines(conversation.patch)
     where = f"{file}, function {function}" if function else file
     change = f": `{removed[0]}` became `{added[0]}`" if removed and added else ""
     return (
         f"Fix in {where}{change}.\nLesson: when {function or 'it'} gives wrong results, look at {file} first."
     )
+
+
+def misleading(conversation: Conversation, function: str) -> str:
+    """``clean``'s text naming ``function`` instead of the function the fix changes."""
+    return clean(conversation, function)
 
 
 def _shell_lines(step: str) -> list[str]:

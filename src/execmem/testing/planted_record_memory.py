@@ -6,14 +6,17 @@ It stores each ``add()`` as one history conversation and answers a search with r
 first: a conversation is the more relevant the more of its patch's function and file names (or the
 file's module, ``pkg.mod``) the query mentions, then the more words its issue shares with the query,
 then the newer. Per user space the form is ``form`` (one of ``FORMS``), or with ``form="mixed"``
-``FORMS[sha256(space) % 6]``; ``plan`` (``{space: form}``) overrides any space.
+``FORMS[sha256(space) % 7]``; ``plan`` (``{space: form}``) overrides any space.
 
 * ``clean``, ``polluted``, ``over-general``, ``symptom``, ``fix-missing``: rank 1 is that form of the
   most relevant conversation (role ``planted``), the other conversations follow in the same form
   (role ``other``);
 * ``ranking-miss``: rank 1 is an over-general record of the least relevant *other* conversation (of
   the same one when there is only one; role ``distractor``), rank 2 the clean record of the most
-  relevant one (role ``useful``), then clean records of the rest.
+  relevant one (role ``useful``), then clean records of the rest;
+* ``misleading``: rank 1 is the most relevant conversation's clean record naming another function
+  (that of the next conversation whose fix changed a different one, else ``helper``; role
+  ``planted``), then clean records of the rest.
 
 Each item carries its conversation's line ids and timestamps, and ``metadata`` ``planted_form`` and
 ``planted_role``: the truth a test compares the attribution with. ``received`` logs every call (what
@@ -35,12 +38,13 @@ from execmem.testing.planted_record_forms import (
     WRITERS,
     Conversation,
     clean,
+    misleading,
     over_general,
     parse_patch,
     polluted,
 )
 
-FORMS = ("clean", "polluted", "over-general", "symptom", "fix-missing", "ranking-miss")
+FORMS = ("clean", "polluted", "over-general", "symptom", "fix-missing", "ranking-miss", "misleading")
 _WORD = re.compile(r"\w+")
 
 
@@ -115,6 +119,15 @@ class PlantedRecordMemory:
             decoy = ordered[-1]
             return [(over_general(decoy), decoy, "distractor"), (clean(ordered[0]), ordered[0], "useful"),
                     *((clean(c), c, "other") for c in ordered[1:])]  # fmt: skip
+        if form == "misleading":
+            first = ordered[0]
+            wrong = next(
+                (c.function for c in ordered[1:] if c.function not in (None, first.function)), "helper"
+            )
+            return [
+                (misleading(first, wrong), first, "planted"),
+                *((clean(c), c, "other") for c in ordered[1:]),
+            ]
         return [(self._write(form, c), c, "planted" if i == 0 else "other") for i, c in enumerate(ordered)]
 
     def _write(self, form: str, conversation: Conversation) -> str:
