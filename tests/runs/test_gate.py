@@ -131,8 +131,7 @@ def test_leased_slots_hold_the_limit_and_pass_from_request_to_request():
         await joined(gate, "w0", "w1")
         load = Load()
         await asyncio.gather(load.stream(a, 40, 6), load.stream(b, 40, 6))
-        await asyncio.sleep(0.3)  # the last slots travel back, once no request wants them
-        return load.peak, gate.stats()["in_use"], handle.calls
+        return load.peak, await settled(gate), handle.calls  # the last slots travel back
 
     peak, in_use, calls = run(scenario())
     assert peak == 4 and in_use == 0  # never more than the gate's slots; all given back at the end
@@ -170,19 +169,33 @@ def test_a_hold_from_one_worker_quiets_the_others():
     assert 0.2 < run(scenario()) < 2.0
 
 
+async def held_and_waiting(hold_s: float):
+    """A one-slot gate: one request holding the slot for ``hold_s``, a second one waiting."""
+    gate, handle, (limit,) = limits(1, "w0")
+    await joined(gate, "w0")
+    holder = asyncio.ensure_future(Load().request(limit, seconds=hold_s))
+    await asyncio.sleep(0.01)
+    waiter = asyncio.ensure_future(Load().request(limit))
+    await asyncio.sleep(0.01)
+    return gate, limit, holder, waiter
+
+
+async def settled(gate) -> int:
+    """The gate's slots in use once the leases idle slots linger in have ended (at most 2 s)."""
+    for _ in range(40):
+        if gate.stats()["in_use"] == 0:
+            break
+        await asyncio.sleep(0.05)
+    return gate.stats()["in_use"]
+
+
 def test_a_request_cancelled_while_waiting_leaks_no_slot():
     async def scenario():
-        gate, handle, (a,) = limits(1, "w0")
-        await joined(gate, "w0")
-        holder = asyncio.ensure_future(Load().request(a, seconds=0.1))
-        await asyncio.sleep(0.01)
-        waiter = asyncio.ensure_future(Load().request(a))
-        await asyncio.sleep(0.01)
+        gate, limit, holder, waiter = await held_and_waiting(0.1)
         waiter.cancel()
         await holder
-        await asyncio.sleep(0.05)
-        in_use = gate.stats()["in_use"]
-        await Load().request(a)  # the slot is still there for the next request
+        in_use = await settled(gate)  # what the cancelled request asked for came and went back
+        await Load().request(limit)  # the slot is still there for the next request
         return in_use
 
     assert run(scenario()) == 0
@@ -190,12 +203,7 @@ def test_a_request_cancelled_while_waiting_leaks_no_slot():
 
 def test_a_replaced_worker_stops_asking():
     async def scenario():
-        gate, handle, (a,) = limits(1, "w0")
-        await joined(gate, "w0")
-        holder = asyncio.ensure_future(Load().request(a, seconds=0.2))
-        await asyncio.sleep(0.01)
-        waiter = asyncio.ensure_future(Load().request(a))
-        await asyncio.sleep(0.01)
+        gate, limit, holder, waiter = await held_and_waiting(0.2)
         await gate.join("w0", "i1")  # Ray restarted the worker: this old side must not go on
         with pytest.raises(RuntimeError, match="was replaced"):
             await waiter
