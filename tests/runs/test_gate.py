@@ -159,14 +159,17 @@ def test_a_hold_from_one_worker_quiets_the_others():
     async def scenario():
         gate, handle, (a, b) = limits(4, "w0", "w1")
         await joined(gate, "w0", "w1")
-        await Load().request(b)  # b is watching the gate
-        a.hold(0.3)
-        await asyncio.sleep(0.02)
-        started = time.monotonic()
-        await Load().request(b)
-        return time.monotonic() - started
+        await Load().request(b)  # b is watching the gate, and keeps its slot a moment
+        held = time.monotonic()
+        a.hold(0.5)
+        while b.quiet_until <= time.monotonic() and time.monotonic() - held < 1.0:
+            await asyncio.sleep(0.001)  # the gate tells b (through b's open watch call)
+        told = time.monotonic() - held
+        await Load().request(b)  # a free slot of its own, but the server asked for quiet
+        return told, time.monotonic() - held
 
-    assert 0.2 < run(scenario()) < 2.0
+    told, done = run(scenario())
+    assert told < 0.25 and 0.45 < done < 2.0
 
 
 async def held_and_waiting(hold_s: float):
