@@ -16,7 +16,8 @@ import pytest
 from execmem.core.files import complete_records
 from execmem.runs.coding.store import CodingRunStore
 from execmem.runs.episode_log import LOCK_FILE, RunFolderError
-from execmem.testing.fake_server import FakeServer, with_latency
+from execmem.testing.fake_policies import HeldAfter
+from execmem.testing.fake_server import FakeServer
 from execmem.testing.vehicle_oracle import OraclePolicy
 from tests.cli.conftest import assert_one_line_error, execmem, invoke
 from tests.runs.conftest import run_vehicle
@@ -44,7 +45,8 @@ def _copy(finished: Path, tmp_path: Path) -> Path:
 
 def test_second_run_on_a_busy_folder_refuses_and_pays_nothing(tmp_path, oracle):
     folder = tmp_path / "run"
-    with FakeServer(with_latency(oracle, 0.05)) as server:
+    held = HeldAfter(oracle, 15)  # an episode or more finishes; the run waits until the refusal
+    with FakeServer(held) as server:
         first = execmem(*_run_args(server.base_url, folder, "1-3"), stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not (folder / "episodes.jsonl").exists() or not (folder / "episodes.jsonl").read_bytes():
@@ -52,6 +54,7 @@ def test_second_run_on_a_busy_folder_refuses_and_pays_nothing(tmp_path, oracle):
             time.sleep(0.05)
         second = invoke(*_run_args(server.base_url, folder, "1-3"))
         assert_one_line_error(second, f"{folder} is in use by another execmem run (pid {first.pid})")
+        held.release()
         assert first.wait(timeout=120) == 0, first.stderr.read().decode()
         episodes = complete_records(folder / "episodes.jsonl")
         assert len(episodes) == 30 and len({e["id"] for e in episodes}) == 30

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import threading
 import time
 
 from execmem.core.files import complete_records
-from execmem.testing.fake_policies import with_faults
-from execmem.testing.fake_server import FakeServer, with_latency
+from execmem.testing.fake_policies import HeldAfter, with_faults
+from execmem.testing.fake_server import FakeServer
 from execmem.testing.vehicle_oracle import OraclePolicy
 from tests.cli.conftest import execmem, invoke
 
@@ -30,24 +29,9 @@ def _wait_for_episodes(path, process, at_least: int) -> None:
         time.sleep(0.05)
 
 
-class StallAfter:
-    """``policy``, answering at once up to request ``n``; after that each answer takes a minute (the
-    run cannot finish before the test interrupts it, however slow the machine)."""
-
-    def __init__(self, policy, n: int) -> None:
-        self.policy, self.n, self.count = policy, n, 0
-        self._lock = threading.Lock()
-
-    def __call__(self, body: dict):
-        with self._lock:
-            self.count += 1
-            late = self.count > self.n
-        return with_latency(self.policy, 60.0)(body) if late else self.policy(body)
-
-
 def test_ctrl_c_keeps_finished_episodes_and_prints_the_resume_command(tmp_path, oracle):
-    folder, stall = tmp_path / "run", StallAfter(oracle, 30)  # 3 requests an episode: 7 or more finish
-    with FakeServer(stall) as server:
+    folder, held = tmp_path / "run", HeldAfter(oracle, 30)  # 3 requests an episode: 7 or more finish
+    with FakeServer(held) as server:
         args = _args(server.base_url, folder, "1-3")
         process = execmem(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _wait_for_episodes(folder / "episodes.jsonl", process, 3)
@@ -61,7 +45,7 @@ def test_ctrl_c_keeps_finished_episodes_and_prints_the_resume_command(tmp_path, 
             == f"interrupted: {len(saved)} of 30 episodes saved; resume with: execmem {' '.join(args)}"
         )
         assert "Traceback" not in err.decode() and 3 <= len(saved) < 30
-        stall.n = 10**9  # the server answers at once again: the resume runs the rest
+        held.release()  # the server answers again: the resume runs the rest
         resumed = invoke(*args)
     assert resumed.exit_code == 0, resumed.output
     assert f"resuming {folder}: {len(saved)} of 30 episodes kept, {30 - len(saved)} to run" in resumed.stderr

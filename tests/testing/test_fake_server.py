@@ -323,3 +323,19 @@ def test_bad_data_option_is_one_line_and_exit_2(args, fragment):
     process = serve(*args)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 2 and fragment in stderr and "Traceback" not in stderr
+
+
+def test_held_after_answers_n_requests_then_holds_the_rest_until_released():
+    from execmem.testing.fake_policies import HeldAfter
+
+    held = HeldAfter(echo(), 2, hold_s=30.0)
+    body = {"messages": [{"role": "user", "content": "x"}]}
+    assert held(body).content == "x" and held(body).content == "x"
+    answers: list[str] = []
+    later = threading.Thread(target=lambda: answers.append(held(body).content))
+    later.start()
+    later.join(timeout=0.3)
+    assert later.is_alive() and answers == []  # the third request waits ...
+    held.release()
+    later.join(timeout=10)
+    assert answers == ["x"]  # ... and is answered once released

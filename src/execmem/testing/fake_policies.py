@@ -131,6 +131,29 @@ def with_latency(policy: Policy, seconds: float) -> Policy:
     return delayed
 
 
+class HeldAfter:
+    """``policy``, answering the first ``n`` requests at once and holding every later one until
+    ``release()`` (at most ``hold_s``): a run that cannot finish before a test has done what it
+    must do while the run is under way (interrupt it, start a second run), however slow the machine."""
+
+    def __init__(self, policy: Policy, n: int, hold_s: float = 60.0) -> None:
+        self.policy, self.n, self.hold_s = policy, n, hold_s
+        self.count = 0
+        self._released = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Reply | Fault:
+        with self._lock:
+            self.count += 1
+            held = self.count > self.n
+        if held:
+            self._released.wait(self.hold_s)
+        return self.policy(body)
+
+    def release(self) -> None:
+        self._released.set()
+
+
 FAULT_KINDS = ("429", "500", "timeout", "drop", "malformed")
 
 
