@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -35,6 +36,14 @@ def assert_one_line_error(result, *fragments: str, code: int = 2) -> str:
     return lines[0]
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """SIGINT back to its default in the child: a test suite started in the background (``cmd &``
+    in a script) ignores it, and so would every process it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def execmem(*args: str, **options) -> subprocess.Popen:
-    """``python -m execmem ARGS`` as a real process (the worktree's code, through PYTHONPATH)."""
-    return subprocess.Popen([sys.executable, "-m", "execmem", *map(str, args)], **options)
+    """``python -m execmem ARGS`` as a real process (the worktree's code, through PYTHONPATH), which
+    Ctrl-C (SIGINT) interrupts as it would at a terminal."""
+    command = [sys.executable, "-m", "execmem", *map(str, args)]
+    return subprocess.Popen(command, preexec_fn=_ctrl_c_as_at_a_terminal, **options)
