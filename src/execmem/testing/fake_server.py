@@ -127,14 +127,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(status, text)
             return
         owner = self.server.owner
-        with owner.serving():
+        with owner.serving():  # left before the answer goes out: the client holds its slot longer
             delay_s, answer = owner.respond(body, self.headers.get("authorization", ""))
             if delay_s > 0:
                 owner._stopping.wait(delay_s)
-            if isinstance(answer, Fault):
-                self._send_fault(answer)
-            else:
-                self._send(200, answer)
+        if isinstance(answer, Fault):
+            self._send_fault(answer)
+        else:
+            self._send(200, answer)
 
     def _send_fault(self, fault: Fault) -> None:
         if fault.drop_connection:
@@ -169,7 +169,9 @@ class FakeServer:
     the requested one, else ``model``, which is also the single entry of ``GET /v1/models``.
     ``embedding_requests`` holds every embeddings request body; vectors have ``embedding_dim``
     dimensions unless a request asks for ``dimensions``. ``in_flight`` counts the chat requests
-    being answered now (from arrival until the answer is sent), ``max_in_flight`` the most at once.
+    being answered now (from arrival until the answer is ready to send: inside the time the client
+    holds a connection slot, so a client within its limit is never counted over it), ``max_in_flight``
+    the most at once.
     """
 
     def __init__(

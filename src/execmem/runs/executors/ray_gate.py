@@ -29,6 +29,13 @@ View = tuple[int, bool, float]
 """What a worker's slots depend on: its share, whether another worker waits, the quiet's end."""
 
 
+async def changed_or_quiet_over(changed: asyncio.Condition, quiet_until: float) -> None:
+    """Wait (holding ``changed``) until it is notified, or the quiet time ends."""
+    quiet = quiet_until - time.monotonic()
+    with suppress(TimeoutError):
+        await asyncio.wait_for(changed.wait(), timeout=quiet if quiet > 0 else None)
+
+
 class Gate:
     """The slots and the quiet time of one run (its methods run on one event loop)."""
 
@@ -136,10 +143,7 @@ class Gate:
         return sum(len(tickets) for tickets in self.held.values())
 
     async def _wait(self) -> None:
-        """Until something changes, or the quiet time ends."""
-        quiet = self.quiet_until - time.monotonic()
-        with suppress(TimeoutError):
-            await asyncio.wait_for(self.changed.wait(), timeout=quiet if quiet > 0 else None)
+        await changed_or_quiet_over(self.changed, self.quiet_until)
 
 
 class ClusterLimit:
@@ -184,7 +188,7 @@ class ClusterLimit:
                     if self.replaced:
                         raise RuntimeError(f"worker {self.worker} was replaced; its requests stop")
                     self._ask_for_more()
-                    await self._wait(changed)
+                    await changed_or_quiet_over(changed, self.quiet_until)
             finally:
                 self.waiting -= 1
             return self.free.pop()
@@ -247,18 +251,14 @@ class ClusterLimit:
         seen = None
         while True:
             answer = await self.gate.watch.remote(self.worker, self.incarnation, seen)
-            async with self._condition():
+            changed = self._condition()
+            async with changed:
                 if answer is None:
                     self.replaced = True
                 else:
                     seen, quiet_s = answer
                     self.share, self.others_waiting = seen[0], seen[1]
                     self.quiet_until = max(self.quiet_until, time.monotonic() + quiet_s)
-                self._condition().notify_all()
+                changed.notify_all()
             if answer is None:
                 return
-
-    async def _wait(self, changed: asyncio.Condition) -> None:
-        quiet = self.quiet_until - time.monotonic()
-        with suppress(TimeoutError):
-            await asyncio.wait_for(changed.wait(), timeout=quiet if quiet > 0 else None)

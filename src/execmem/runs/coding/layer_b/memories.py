@@ -46,10 +46,9 @@ class SystemMemories:
         self.tasks = {task.instance_id: task for task in tasks}
         self.state = run_folder / STATE_FOLDER
         self.state.mkdir(parents=True, exist_ok=True)
-        offered = {"path": str(self.state / "memory.sqlite"), "windowing": WINDOWING}
-        self.system: MemorySystem = open_memory(config.name, offered, config.options)
+        self.system: MemorySystem = open_system(config, self.state)
         taken = "path" in accepted_settings(memory_factory(config.name))
-        self.on_disk = taken and config.options.get("path", offered["path"]) != IN_MEMORY
+        self.on_disk = taken and config.options.get("path") != IN_MEMORY
         self.markers = IngestMarkers(self.state)
         self.entries: Entries = {}
         self._ingested_here: set[str] = set()
@@ -117,6 +116,16 @@ class SystemMemories:
 
     def close(self) -> None:
         close_system(self.system)
+
+
+def open_system(config: SystemMemoryConfig, folder: Path, own_store: bool = False) -> MemorySystem:
+    """The run's system, offered ``folder/memory.sqlite`` as its store; with ``own_store`` a path
+    the options name is replaced by that one too (a worker's store is its own, never the run's)."""
+    offered = {"path": str(folder / "memory.sqlite"), "windowing": WINDOWING}
+    options = dict(config.options)
+    if own_store and options.get("path", IN_MEMORY) != IN_MEMORY:
+        options["path"] = offered["path"]
+    return open_memory(config.name, offered, options)
 
 
 def close_system(system: MemorySystem) -> None:

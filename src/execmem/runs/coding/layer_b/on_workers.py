@@ -15,11 +15,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from execmem.memory import open_memory
-from execmem.memory.store import IN_MEMORY
-from execmem.runs.coding.layer_b.config import WINDOWING, SystemMemoryConfig
+from execmem.runs.coding.layer_b.config import SystemMemoryConfig
 from execmem.runs.coding.layer_b.ingest import ingest, user_space
-from execmem.runs.coding.layer_b.memories import SystemMemories, close_system, prepare_target, slot_of
+from execmem.runs.coding.layer_b.memories import (
+    SystemMemories,
+    close_system,
+    open_system,
+    prepare_target,
+    slot_of,
+)
 from execmem.runs.executors.base import Shipment
 from execmem.suites.coding.history import HistoryItem, target_view
 from execmem.suites.coding.records import InjectedMemory
@@ -56,11 +60,7 @@ class WorkerTargetMemories:
         folder = self._scratch() / space
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        offered = {"path": str(folder / "memory.sqlite"), "windowing": WINDOWING}
-        options = dict(self.config.options)
-        if options.get("path", IN_MEMORY) != IN_MEMORY:  # a path of the run's: each worker its own
-            options["path"] = offered["path"]
-        system = open_memory(self.config.name, offered, options)
+        system = open_system(self.config, folder, own_store=True)
         try:
             ingested = ingest(system, space, items, target_view(task))
             return prepare_target(system, self.config, task, ingested)
